@@ -1,0 +1,268 @@
+package dev.idem.processor;
+
+import dev.idem.processor.CommandMethod.KeyPart;
+import java.time.Duration;
+import java.time.format.DateTimeParseException;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Map;
+import java.util.Optional;
+import java.util.regex.Pattern;
+import javax.annotation.processing.ProcessingEnvironment;
+import javax.lang.model.element.AnnotationMirror;
+import javax.lang.model.element.AnnotationValue;
+import javax.lang.model.element.ElementKind;
+import javax.lang.model.element.ExecutableElement;
+import javax.lang.model.element.Modifier;
+import javax.lang.model.element.TypeElement;
+import javax.lang.model.element.VariableElement;
+import javax.lang.model.type.DeclaredType;
+import javax.lang.model.type.ExecutableType;
+import javax.lang.model.type.TypeKind;
+import javax.lang.model.type.TypeMirror;
+import javax.lang.model.util.ElementFilter;
+import javax.lang.model.util.Elements;
+import javax.lang.model.util.Types;
+
+/** Checks one {@code @IdempotentCommand} method and turns it into a {@link CommandMethod}. */
+final class CommandValidator {
+
+  private static final Pattern ACCESSOR_PATH =
+      Pattern.compile("[A-Za-z_$][A-Za-z0-9_$]*(\\.[A-Za-z_$][A-Za-z0-9_$]*)*");
+  private static final Pattern SCOPE = Pattern.compile("[A-Za-z0-9._:-]{1,128}");
+
+  /**
+   * Return types whose value is a handle on something live, not data: storing it and handing it to a retry later
+   * cannot work. Checked in order, so the more specific description wins.
+   */
+  private static final Map<String, String> NOT_STORABLE = orderedMap(
+      "java.util.stream.BaseStream", "a stream",
+      "java.util.Iterator", "an iterator",
+      "java.util.Spliterator", "a spliterator",
+      "java.io.InputStream", "an I/O stream",
+      "java.io.OutputStream", "an I/O stream",
+      "java.io.Reader", "a reader",
+      "java.io.Writer", "a writer",
+      "java.util.concurrent.Future", "a future (make the command synchronous and return its result)",
+      "java.util.concurrent.CompletionStage", "a future (make the command synchronous and return its result)",
+      "java.lang.AutoCloseable", "a resource that must be closed",
+      "java.lang.Thread", "a thread");
+
+  private final Elements elements;
+  private final Types types;
+  private final ScopeRegistry scopes;
+
+  CommandValidator(ProcessingEnvironment env, ScopeRegistry scopes) {
+    this.elements = env.getElementUtils();
+    this.types = env.getTypeUtils();
+    this.scopes = scopes;
+  }
+
+  Optional<CommandMethod> validate(ExecutableElement method, ExecutableType type, AnnotationMirror command,
+                                   ValidationReport report) {
+    boolean valid = true;
+    if (!method.getTypeParameters().isEmpty()) {
+      report.report(Message.GENERIC_METHOD, method, method.getSimpleName());
+      valid = false;
+    }
+
+    String retention = Annotations.stringValue(command, "retention");
+    valid &= checkDuration(method, command, "retention", report);
+    valid &= checkDuration(method, command, "lease", report);
+    valid &= checkDuration(method, command, "waitTimeout", report);
+
+    AnnotationValue mode = Annotations.value(command, "mode");
+    if (!mode.getValue().toString().equals("TRANSACTIONAL")) {
+      report.report(Message.MODE_NOT_SUPPORTED, method, command, mode, mode.getValue());
+      valid = false;
+    }
+
+    String scope = scopeOf(method, command, report);
+    valid &= scope != null;
+
+    TypeMirror returnType = type.getReturnType();
+    String notStorable = whyNotStorable(returnType);
+    if (notStorable != null) {
+      report.report(Message.RETURN_TYPE_NOT_STORABLE, method, method.getSimpleName(), returnType, notStorable);
+      valid = false;
+    }
+
+    List<KeyPart> keyParts = new ArrayList<>();
+    int keyAnnotations = 0;
+    List<String> payload = new ArrayList<>();
+    List<? extends VariableElement> parameters = method.getParameters();
+    for (int i = 0; i < parameters.size(); i++) {
+      VariableElement parameter = parameters.get(i);
+      TypeMirror parameterType = type.getParameterTypes().get(i);
+      Optional<AnnotationMirror> key = Annotations.find(parameter, Annotations.IDEMPOTENCY_KEY);
+      if (key.isEmpty()) {
+        payload.add(parameter.getSimpleName().toString());
+        continue;
+      }
+      keyAnnotations++;
+      Optional<KeyPart> part = keyPart(parameter, parameterType, key.get(), report);
+      if (part.isEmpty()) {
+        valid = false;
+      } else {
+        keyParts.add(part.get());
+        if (!part.get().isWholeParameter()) {
+          payload.add(parameter.getSimpleName().toString()); // the rest of a message is its payload
+        }
+      }
+    }
+    if (keyAnnotations == 0) {
+      report.report(Message.NO_KEY, method, command, method.getSimpleName());
+      valid = false;
+    }
+
+    if (!valid) {
+      return Optional.empty();
+    }
+    if (!scopes.register(scope, method, command, report)) {
+      return Optional.empty();
+    }
+    return Optional.of(new CommandMethod(method, type, scope, retention, keyParts, payload));
+  }
+
+  private String scopeOf(ExecutableElement method, AnnotationMirror command, ValidationReport report) {
+    Optional<AnnotationValue> explicit = Annotations.explicitValue(command, "scope");
+    if (explicit.isEmpty() || explicit.get().getValue().toString().isEmpty()) {
+      return method.getEnclosingElement().getSimpleName() + "." + method.getSimpleName();
+    }
+    String scope = explicit.get().getValue().toString();
+    if (!SCOPE.matcher(scope).matches()) {
+      report.report(Message.SCOPE_INVALID, method, command, explicit.get(), scope);
+      return null;
+    }
+    return scope;
+  }
+
+  private static boolean checkDuration(ExecutableElement method, AnnotationMirror command, String member,
+                                       ValidationReport report) {
+    AnnotationValue value = Annotations.value(command, member);
+    String text = (String) value.getValue();
+    try {
+      Duration duration = Duration.parse(text);
+      if (!duration.isNegative() && !duration.isZero()) {
+        return true;
+      }
+    } catch (DateTimeParseException notIso) {
+      // reported below
+    }
+    report.report(Message.DURATION_INVALID, method, command, value, member, text);
+    return false;
+  }
+
+  private Optional<KeyPart> keyPart(VariableElement parameter, TypeMirror parameterType, AnnotationMirror key,
+                                    ValidationReport report) {
+    String name = parameter.getSimpleName().toString();
+    String path = Annotations.stringValue(key, "value");
+    if (path.isEmpty()) {
+      if (!isSupportedKeyType(parameterType)) {
+        report.report(Message.KEY_TYPE_UNSUPPORTED, parameter, key, name, parameterType);
+        return Optional.empty();
+      }
+      return Optional.of(new KeyPart(name, parameterType, "", List.of(), List.of()));
+    }
+
+    AnnotationValue pathValue = Annotations.value(key, "value");
+    if (!ACCESSOR_PATH.matcher(path).matches()) {
+      report.report(Message.KEY_PATH_SYNTAX, parameter, key, pathValue, path);
+      return Optional.empty();
+    }
+    List<String> accessors = new ArrayList<>();
+    List<TypeMirror> accessorTypes = new ArrayList<>();
+    TypeMirror current = parameterType;
+    for (String segment : path.split("\\.")) {
+      Optional<ExecutableElement> accessor = findAccessor(current, segment);
+      if (accessor.isEmpty()) {
+        String getter = "get" + Character.toUpperCase(segment.charAt(0)) + segment.substring(1);
+        report.report(Message.KEY_PATH_UNRESOLVED, parameter, key, pathValue,
+            path, current, segment, getter, current);
+        return Optional.empty();
+      }
+      current = ((ExecutableType) types.asMemberOf((DeclaredType) current, accessor.get())).getReturnType();
+      accessors.add(accessor.get().getSimpleName().toString());
+      accessorTypes.add(current);
+    }
+    KeyPart part = new KeyPart(name, parameterType, path, accessors, accessorTypes);
+    if (!isSupportedKeyType(current)) {
+      report.report(Message.KEY_TYPE_UNSUPPORTED, parameter, key, pathValue, part.displayName(), current);
+      return Optional.empty();
+    }
+    return Optional.of(part);
+  }
+
+  /** {@code segment()} if it exists, else {@code getSegment()}: public, non-static, no parameters, not void. */
+  private Optional<ExecutableElement> findAccessor(TypeMirror owner, String segment) {
+    if (owner.getKind() != TypeKind.DECLARED) {
+      return Optional.empty();
+    }
+    String getter = "get" + Character.toUpperCase(segment.charAt(0)) + segment.substring(1);
+    ExecutableElement byGetter = null;
+    TypeElement ownerElement = (TypeElement) ((DeclaredType) owner).asElement();
+    for (ExecutableElement candidate : ElementFilter.methodsIn(elements.getAllMembers(ownerElement))) {
+      if (!candidate.getParameters().isEmpty()
+          || !candidate.getModifiers().contains(Modifier.PUBLIC)
+          || candidate.getModifiers().contains(Modifier.STATIC)
+          || candidate.getReturnType().getKind() == TypeKind.VOID) {
+        continue;
+      }
+      if (candidate.getSimpleName().contentEquals(segment)) {
+        return Optional.of(candidate);
+      }
+      if (candidate.getSimpleName().contentEquals(getter)) {
+        byGetter = candidate;
+      }
+    }
+    return Optional.ofNullable(byGetter);
+  }
+
+  private boolean isSupportedKeyType(TypeMirror type) {
+    switch (type.getKind()) {
+      case BYTE: case SHORT: case INT: case LONG:
+        return true;
+      case DECLARED:
+        TypeElement element = (TypeElement) ((DeclaredType) type).asElement();
+        if (element.getKind() == ElementKind.ENUM) {
+          return true;
+        }
+        switch (element.getQualifiedName().toString()) {
+          case "java.lang.String": case "java.util.UUID": case "java.lang.Byte": case "java.lang.Short":
+          case "java.lang.Integer": case "java.lang.Long": case "java.math.BigInteger":
+            return true;
+          default:
+            return false;
+        }
+      default:
+        return false;
+    }
+  }
+
+  /** Null if values of the type can be stored and replayed, else a short description of what it is instead. */
+  private String whyNotStorable(TypeMirror type) {
+    if (type.getKind() != TypeKind.DECLARED) {
+      return null; // void, primitives and arrays are data
+    }
+    TypeElement element = (TypeElement) ((DeclaredType) type).asElement();
+    if (element.getQualifiedName().contentEquals("java.lang.Object")) {
+      return "Object (declare the concrete type, so that a retry gets the same type back)";
+    }
+    TypeMirror erasure = types.erasure(type);
+    for (Map.Entry<String, String> forbidden : NOT_STORABLE.entrySet()) {
+      TypeElement forbiddenType = elements.getTypeElement(forbidden.getKey());
+      if (forbiddenType != null && types.isAssignable(erasure, types.erasure(forbiddenType.asType()))) {
+        return forbidden.getValue();
+      }
+    }
+    return null;
+  }
+
+  private static Map<String, String> orderedMap(String... keysAndValues) {
+    Map<String, String> map = new java.util.LinkedHashMap<>();
+    for (int i = 0; i < keysAndValues.length; i += 2) {
+      map.put(keysAndValues[i], keysAndValues[i + 1]);
+    }
+    return java.util.Collections.unmodifiableMap(map);
+  }
+}

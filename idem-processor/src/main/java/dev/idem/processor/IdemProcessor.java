@@ -1,0 +1,181 @@
+package dev.idem.processor;
+
+import com.google.auto.service.AutoService;
+import java.util.ArrayList;
+import java.util.Comparator;
+import java.util.HashSet;
+import java.util.LinkedHashSet;
+import java.util.List;
+import java.util.Optional;
+import java.util.Set;
+import javax.annotation.processing.AbstractProcessor;
+import javax.annotation.processing.ProcessingEnvironment;
+import javax.annotation.processing.Processor;
+import javax.annotation.processing.RoundEnvironment;
+import javax.lang.model.SourceVersion;
+import javax.lang.model.element.AnnotationMirror;
+import javax.lang.model.element.Element;
+import javax.lang.model.element.ElementKind;
+import javax.lang.model.element.ExecutableElement;
+import javax.lang.model.element.Modifier;
+import javax.lang.model.element.TypeElement;
+import javax.lang.model.type.TypeKind;
+import javax.lang.model.type.TypeMirror;
+import javax.lang.model.util.ElementFilter;
+
+/**
+ * Generates {@code <Service>_Idempotent} for every interface with idem-annotated methods.
+ *
+ * <p>Each round: find the interfaces, validate each into a {@link ValidationReport} and a {@link ServiceModel},
+ * print the report once, and generate only from a clean model. An interface that still refers to types other
+ * processors have yet to generate is retried in the next round.
+ */
+@AutoService(Processor.class)
+public final class IdemProcessor extends AbstractProcessor {
+
+  /** The annotations whose presence makes an interface a service that idem implements. */
+  private static final List<String> METHOD_ANNOTATIONS =
+      List.of(Annotations.IDEMPOTENT_COMMAND, Annotations.STATE_TRANSITION);
+
+  private final Set<String> deferred = new LinkedHashSet<>();
+  private final Set<String> processed = new HashSet<>();
+  private ServiceValidator validator;
+  private ServiceGenerator generator;
+
+  @Override
+  public synchronized void init(ProcessingEnvironment env) {
+    super.init(env);
+    validator = new ServiceValidator(env, new ScopeRegistry());
+    generator = new ServiceGenerator(env.getFiler(), env.getMessager(), env.getTypeUtils());
+  }
+
+  @Override
+  public Set<String> getSupportedAnnotationTypes() {
+    return Set.of(Annotations.IDEMPOTENT_COMMAND, Annotations.IDEMPOTENCY_KEY, Annotations.STATE_TRANSITION,
+        Annotations.ENTITY_ID, Annotations.EXPECTED_VERSION);
+  }
+
+  @Override
+  public SourceVersion getSupportedSourceVersion() {
+    return SourceVersion.latestSupported();
+  }
+
+  @Override
+  public boolean process(Set<? extends TypeElement> annotations, RoundEnvironment round) {
+    Set<TypeElement> services = new LinkedHashSet<>();
+    for (String name : deferred) {
+      Optional.ofNullable(processingEnv.getElementUtils().getTypeElement(name)).ifPresent(services::add);
+    }
+    deferred.clear();
+    collectServices(round, services);
+
+    List<TypeElement> ordered = new ArrayList<>(services);
+    ordered.sort(Comparator.comparing(type -> type.getQualifiedName().toString()));
+    for (TypeElement service : ordered) {
+      String name = service.getQualifiedName().toString();
+      if (processed.contains(name)) {
+        continue;
+      }
+      if (!round.processingOver() && refersToMissingTypes(service)) {
+        deferred.add(name);
+        continue;
+      }
+      processed.add(name);
+      ValidationReport report = new ValidationReport();
+      Optional<ServiceModel> model = validator.validate(service, report);
+      report.printTo(processingEnv.getMessager());
+      model.ifPresent(generator::generate);
+    }
+    return false;
+  }
+
+  /**
+   * Adds the interfaces that declare idem-annotated methods, and reports annotations placed where idem cannot
+   * generate anything (on a class, a static method, a stray key parameter outside an interface).
+   */
+  private void collectServices(RoundEnvironment round, Set<TypeElement> services) {
+    for (String annotationName : METHOD_ANNOTATIONS) {
+      TypeElement annotation = processingEnv.getElementUtils().getTypeElement(annotationName);
+      if (annotation == null) {
+        continue;
+      }
+      for (Element element : round.getElementsAnnotatedWith(annotation)) {
+        if (isImplementableInterfaceMethod(element)) {
+          services.add((TypeElement) element.getEnclosingElement());
+        } else {
+          reportMisplaced(element, annotationName);
+        }
+      }
+    }
+    TypeElement key = processingEnv.getElementUtils().getTypeElement(Annotations.IDEMPOTENCY_KEY);
+    if (key != null) {
+      for (Element parameter : round.getElementsAnnotatedWith(key)) {
+        Element method = parameter.getEnclosingElement();
+        if (isImplementableInterfaceMethod(method)) {
+          services.add((TypeElement) method.getEnclosingElement()); // the validator reports a key without command
+        } else if (Annotations.find(method, Annotations.IDEMPOTENT_COMMAND).isEmpty()) {
+          ValidationReport report = new ValidationReport();
+          report.report(Message.KEY_WITHOUT_COMMAND, parameter,
+              Annotations.find(parameter, Annotations.IDEMPOTENCY_KEY).orElseThrow(),
+              parameter.getSimpleName(), method.getSimpleName());
+          report.printTo(processingEnv.getMessager());
+        }
+      }
+    }
+  }
+
+  private static boolean isImplementableInterfaceMethod(Element element) {
+    return element.getKind() == ElementKind.METHOD
+        && element.getEnclosingElement().getKind() == ElementKind.INTERFACE
+        && !element.getModifiers().contains(Modifier.STATIC)
+        && !element.getModifiers().contains(Modifier.PRIVATE);
+  }
+
+  private void reportMisplaced(Element element, String annotationName) {
+    AnnotationMirror mirror = Annotations.find(element, annotationName).orElseThrow();
+    String simpleName = annotationName.substring(annotationName.lastIndexOf('.') + 1);
+    ValidationReport report = new ValidationReport();
+    report.report(Message.NOT_AN_INTERFACE_METHOD, element, mirror, simpleName, describe(element),
+        whatItIs(element));
+    report.printTo(processingEnv.getMessager());
+  }
+
+  private static String describe(Element element) {
+    return element.getKind() == ElementKind.METHOD
+        ? element.getEnclosingElement().getSimpleName() + "." + element.getSimpleName() + "()"
+        : element.getSimpleName().toString();
+  }
+
+  private static String whatItIs(Element element) {
+    if (element.getKind() != ElementKind.METHOD) {
+      return "a " + element.getKind().toString().toLowerCase(java.util.Locale.ROOT).replace('_', ' ');
+    }
+    if (element.getModifiers().contains(Modifier.STATIC)) {
+      return "a static method";
+    }
+    if (element.getModifiers().contains(Modifier.PRIVATE)) {
+      return "a private method";
+    }
+    return "a method of " + element.getEnclosingElement().getKind().toString().toLowerCase(java.util.Locale.ROOT)
+        + " " + element.getEnclosingElement().getSimpleName();
+  }
+
+  /** True while a signature still mentions a type that does not exist yet (another processor may create it). */
+  private static boolean refersToMissingTypes(TypeElement service) {
+    for (ExecutableElement method : ElementFilter.methodsIn(service.getEnclosedElements())) {
+      if (isError(method.getReturnType())) {
+        return true;
+      }
+      for (var parameter : method.getParameters()) {
+        if (isError(parameter.asType())) {
+          return true;
+        }
+      }
+    }
+    return false;
+  }
+
+  private static boolean isError(TypeMirror type) {
+    return type.getKind() == TypeKind.ERROR;
+  }
+}

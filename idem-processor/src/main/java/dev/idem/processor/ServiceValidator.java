@@ -1,0 +1,106 @@
+package dev.idem.processor;
+
+import com.palantir.javapoet.ClassName;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Optional;
+import javax.annotation.processing.ProcessingEnvironment;
+import javax.lang.model.element.AnnotationMirror;
+import javax.lang.model.element.ExecutableElement;
+import javax.lang.model.element.Modifier;
+import javax.lang.model.element.TypeElement;
+import javax.lang.model.element.VariableElement;
+import javax.lang.model.type.DeclaredType;
+import javax.lang.model.type.ExecutableType;
+import javax.lang.model.type.TypeMirror;
+import javax.lang.model.util.ElementFilter;
+import javax.lang.model.util.Elements;
+import javax.lang.model.util.Types;
+
+/** Checks a service interface as a whole and builds its {@link ServiceModel} when it is clean. */
+final class ServiceValidator {
+
+  private final Elements elements;
+  private final Types types;
+  private final CommandValidator commands;
+
+  ServiceValidator(ProcessingEnvironment env, ScopeRegistry scopes) {
+    this.elements = env.getElementUtils();
+    this.types = env.getTypeUtils();
+    this.commands = new CommandValidator(env, scopes);
+  }
+
+  Optional<ServiceModel> validate(TypeElement service, ValidationReport report) {
+    if (!service.getTypeParameters().isEmpty()) {
+      report.report(Message.GENERIC_INTERFACE, service, service.getQualifiedName(), service.getSimpleName());
+      return Optional.empty();
+    }
+    DeclaredType serviceType = (DeclaredType) service.asType();
+    List<MethodModel> methods = new ArrayList<>();
+    for (ExecutableElement method : implementableMethods(service)) {
+      ExecutableType type = (ExecutableType) types.asMemberOf(serviceType, method);
+      Optional<AnnotationMirror> command = Annotations.find(method, Annotations.IDEMPOTENT_COMMAND);
+      if (command.isPresent()) {
+        commands.validate(method, type, command.get(), report).ifPresent(methods::add);
+      } else {
+        reportStrayKeys(method, report);
+        methods.add(new ForwardedMethod(method, type));
+      }
+    }
+    if (!report.isClean()) {
+      return Optional.empty();
+    }
+    return Optional.of(new ServiceModel(service, serviceType, generatedName(service), methods));
+  }
+
+  /** {@code com.acme.Payments} → {@code com.acme.Payments_Idempotent}; {@code Outer.Inner} → {@code Outer_Inner_Idempotent}. */
+  static ClassName generatedName(TypeElement service) {
+    ClassName name = ClassName.get(service);
+    return ClassName.get(name.packageName(), String.join("_", name.simpleNames()) + "_Idempotent");
+  }
+
+  private void reportStrayKeys(ExecutableElement method, ValidationReport report) {
+    for (VariableElement parameter : method.getParameters()) {
+      Annotations.find(parameter, Annotations.IDEMPOTENCY_KEY).ifPresent(key ->
+          report.report(Message.KEY_WITHOUT_COMMAND, parameter, key, parameter.getSimpleName(),
+              method.getSimpleName()));
+    }
+  }
+
+  /**
+   * The methods the generated class must implement, in a stable order: the interface's own in declaration order,
+   * then those inherited from super-interfaces, depth first, each once. Static and private methods are skipped,
+   * as are those of {@code Object}.
+   */
+  private List<ExecutableElement> implementableMethods(TypeElement service) {
+    List<ExecutableElement> result = new ArrayList<>();
+    collect(service, service, result);
+    return result;
+  }
+
+  private void collect(TypeElement service, TypeElement current, List<ExecutableElement> result) {
+    for (ExecutableElement method : ElementFilter.methodsIn(current.getEnclosedElements())) {
+      if (method.getModifiers().contains(Modifier.STATIC) || method.getModifiers().contains(Modifier.PRIVATE)) {
+        continue;
+      }
+      boolean hidden = result.stream()
+          .anyMatch(existing -> existing.getSimpleName().equals(method.getSimpleName())
+              && elements.overrides(existing, method, service));
+      if (!hidden && !isObjectMethod(method)) {
+        result.add(method);
+      }
+    }
+    for (TypeMirror superInterface : current.getInterfaces()) {
+      collect(service, (TypeElement) types.asElement(superInterface), result);
+    }
+  }
+
+  /** An interface may redeclare equals, hashCode or toString; the generated class inherits them from Object. */
+  private boolean isObjectMethod(ExecutableElement method) {
+    TypeElement object = elements.getTypeElement("java.lang.Object");
+    return ElementFilter.methodsIn(object.getEnclosedElements()).stream()
+        .anyMatch(objectMethod -> objectMethod.getSimpleName().equals(method.getSimpleName())
+            && !objectMethod.getModifiers().contains(Modifier.FINAL)
+            && elements.overrides(method, objectMethod, (TypeElement) method.getEnclosingElement()));
+  }
+}

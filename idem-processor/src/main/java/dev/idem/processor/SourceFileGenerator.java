@@ -1,0 +1,54 @@
+package dev.idem.processor;
+
+import com.palantir.javapoet.AnnotationSpec;
+import com.palantir.javapoet.ClassName;
+import com.palantir.javapoet.JavaFile;
+import com.palantir.javapoet.TypeSpec;
+import java.io.IOException;
+import javax.annotation.processing.Filer;
+import javax.annotation.processing.Generated;
+import javax.annotation.processing.Messager;
+import javax.lang.model.element.Element;
+import javax.tools.Diagnostic;
+
+/**
+ * The one place that turns a type into a source file: it adds {@code @Generated}, names exactly one originating
+ * element (what Gradle's isolating incremental mode requires) and writes the file. Subclasses build only the type.
+ * Output depends on nothing but the model, so it is the same on every build.
+ */
+abstract class SourceFileGenerator<M> {
+
+  static final String GENERATOR = "dev.idem.processor.IdemProcessor";
+
+  private final Filer filer;
+  private final Messager messager;
+
+  SourceFileGenerator(Filer filer, Messager messager) {
+    this.filer = filer;
+    this.messager = messager;
+  }
+
+  abstract ClassName className(M model);
+
+  abstract Element originatingElement(M model);
+
+  abstract TypeSpec.Builder write(M model, ClassName className);
+
+  final void generate(M model) {
+    ClassName className = className(model);
+    TypeSpec type = write(model, className)
+        .addAnnotation(AnnotationSpec.builder(Generated.class).addMember("value", "$S", GENERATOR).build())
+        .addOriginatingElement(originatingElement(model))
+        .build();
+    JavaFile file = JavaFile.builder(className.packageName(), type)
+        .skipJavaLangImports(true)
+        .indent("  ")
+        .build();
+    try {
+      file.writeTo(filer);
+    } catch (IOException e) {
+      messager.printMessage(Diagnostic.Kind.ERROR,
+          "Could not write " + className + ": " + e.getMessage(), originatingElement(model));
+    }
+  }
+}
