@@ -13,11 +13,8 @@ import javax.annotation.processing.ProcessingEnvironment;
 import javax.annotation.processing.Processor;
 import javax.annotation.processing.RoundEnvironment;
 import javax.lang.model.SourceVersion;
-import javax.lang.model.element.AnnotationMirror;
 import javax.lang.model.element.Element;
-import javax.lang.model.element.ElementKind;
 import javax.lang.model.element.ExecutableElement;
-import javax.lang.model.element.Modifier;
 import javax.lang.model.element.TypeElement;
 import javax.lang.model.type.TypeKind;
 import javax.lang.model.type.TypeMirror;
@@ -94,7 +91,9 @@ public final class IdemProcessor extends AbstractProcessor {
 
   /**
    * Adds the interfaces that declare idem-annotated methods, and reports annotations placed where idem cannot
-   * generate anything (on a class, a static method, a stray key parameter outside an interface).
+   * generate anything (on a class, a stray key parameter outside an interface). Annotations on static or private
+   * methods of an interface are reported by the {@link ServiceValidator} with the interface's other problems, so
+   * that such an interface is reported and not generated.
    */
   private void collectServices(RoundEnvironment round, Set<TypeElement> services) {
     for (String annotationName : METHOD_ANNOTATIONS) {
@@ -103,10 +102,12 @@ public final class IdemProcessor extends AbstractProcessor {
         continue;
       }
       for (Element element : round.getElementsAnnotatedWith(annotation)) {
-        if (isImplementableInterfaceMethod(element)) {
+        if (Misplaced.isInterfaceMethod(element)) {
           services.add((TypeElement) element.getEnclosingElement());
         } else {
-          reportMisplaced(element, annotationName);
+          ValidationReport report = new ValidationReport();
+          Misplaced.report(element, Annotations.find(element, annotationName).orElseThrow(), annotationName, report);
+          report.printTo(processingEnv.getMessager());
         }
       }
     }
@@ -114,7 +115,7 @@ public final class IdemProcessor extends AbstractProcessor {
     if (key != null) {
       for (Element parameter : round.getElementsAnnotatedWith(key)) {
         Element method = parameter.getEnclosingElement();
-        if (isImplementableInterfaceMethod(method)) {
+        if (Misplaced.isInterfaceMethod(method)) {
           services.add((TypeElement) method.getEnclosingElement()); // the validator reports a key without command
         } else if (Annotations.find(method, Annotations.IDEMPOTENT_COMMAND).isEmpty()) {
           ValidationReport report = new ValidationReport();
@@ -125,42 +126,6 @@ public final class IdemProcessor extends AbstractProcessor {
         }
       }
     }
-  }
-
-  private static boolean isImplementableInterfaceMethod(Element element) {
-    return element.getKind() == ElementKind.METHOD
-        && element.getEnclosingElement().getKind() == ElementKind.INTERFACE
-        && !element.getModifiers().contains(Modifier.STATIC)
-        && !element.getModifiers().contains(Modifier.PRIVATE);
-  }
-
-  private void reportMisplaced(Element element, String annotationName) {
-    AnnotationMirror mirror = Annotations.find(element, annotationName).orElseThrow();
-    String simpleName = annotationName.substring(annotationName.lastIndexOf('.') + 1);
-    ValidationReport report = new ValidationReport();
-    report.report(Message.NOT_AN_INTERFACE_METHOD, element, mirror, simpleName, describe(element),
-        whatItIs(element));
-    report.printTo(processingEnv.getMessager());
-  }
-
-  private static String describe(Element element) {
-    return element.getKind() == ElementKind.METHOD
-        ? element.getEnclosingElement().getSimpleName() + "." + element.getSimpleName() + "()"
-        : element.getSimpleName().toString();
-  }
-
-  private static String whatItIs(Element element) {
-    if (element.getKind() != ElementKind.METHOD) {
-      return "a " + element.getKind().toString().toLowerCase(java.util.Locale.ROOT).replace('_', ' ');
-    }
-    if (element.getModifiers().contains(Modifier.STATIC)) {
-      return "a static method";
-    }
-    if (element.getModifiers().contains(Modifier.PRIVATE)) {
-      return "a private method";
-    }
-    return "a method of " + element.getEnclosingElement().getKind().toString().toLowerCase(java.util.Locale.ROOT)
-        + " " + element.getEnclosingElement().getSimpleName();
   }
 
   /** True while a signature still mentions a type that does not exist yet (another processor may create it). */

@@ -35,6 +35,7 @@ final class ServiceValidator {
   }
 
   Optional<ServiceModel> validate(TypeElement service, ValidationReport report) {
+    reportUnimplementable(service, report);
     if (!service.getTypeParameters().isEmpty()) {
       report.report(Message.GENERIC_INTERFACE, service, service.getQualifiedName(), service.getSimpleName());
       return Optional.empty();
@@ -108,6 +109,30 @@ final class ServiceValidator {
   static ClassName generatedName(TypeElement service) {
     ClassName name = ClassName.get(service);
     return ClassName.get(name.packageName(), String.join("_", name.simpleNames()) + "_Idempotent");
+  }
+
+  /**
+   * Static and private methods of the interface are not implemented by the generated class, so idem annotations on
+   * them have no effect: an error, reported with the interface so that it is not generated half-checked. Inherited
+   * ones are their own interface's problem.
+   */
+  private void reportUnimplementable(TypeElement service, ValidationReport report) {
+    for (ExecutableElement method : ElementFilter.methodsIn(service.getEnclosedElements())) {
+      if (Misplaced.isImplementableInterfaceMethod(method)) {
+        continue;
+      }
+      boolean annotated = false;
+      for (String annotationName : List.of(Annotations.IDEMPOTENT_COMMAND, Annotations.STATE_TRANSITION)) {
+        Optional<AnnotationMirror> annotation = Annotations.find(method, annotationName);
+        if (annotation.isPresent()) {
+          Misplaced.report(method, annotation.get(), annotationName, report);
+          annotated = true;
+        }
+      }
+      if (!annotated) {
+        reportStrayKeys(method, report);
+      }
+    }
   }
 
   private void reportStrayKeys(ExecutableElement method, ValidationReport report) {

@@ -1,0 +1,205 @@
+package dev.idem.processor;
+
+import static com.google.common.truth.Truth.assertThat;
+import static com.google.common.truth.Truth.assertWithMessage;
+import static com.google.testing.compile.CompilationSubject.assertThat;
+import static dev.idem.processor.Compilations.assertPointsAt;
+import static dev.idem.processor.Compilations.run;
+import static dev.idem.processor.Compilations.onlyError;
+import static dev.idem.processor.Compilations.resource;
+
+import com.google.testing.compile.Compilation;
+import java.util.EnumSet;
+import java.util.List;
+import java.util.Set;
+import java.util.stream.Collectors;
+import java.util.stream.Stream;
+import javax.tools.JavaFileObject;
+import org.junit.jupiter.api.AfterAll;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.params.ParameterizedTest;
+import org.junit.jupiter.params.provider.MethodSource;
+
+/**
+ * One test per diagnostic: each bad source is a real file under {@code src/test/resources/negative}, holding exactly
+ * one problem. Every case asserts the tag, the part of the sentence that says how to fix it, the file, the line,
+ * the exact token javac's caret points at, that the error is reported once and that nothing is generated.
+ */
+class NegativeDiagnosticsTest {
+
+  /** The messages the cases below have covered; {@link #everyMessageIsCovered()} checks none is forgotten. */
+  private static final Set<Message> COVERED = EnumSet.noneOf(Message.class);
+
+  /**
+   * @param resource the bad source
+   * @param message the expected diagnostic
+   * @param line a fragment that identifies the line of the error in the source
+   * @param token the text javac's caret must point at
+   * @param fragments parts of the message: what is wrong (names, types) and how to fix it
+   */
+  record Case(String resource, Message message, String line, String token, List<String> fragments) {
+
+    @Override
+    public String toString() {
+      return message.tag() + " " + resource;
+    }
+  }
+
+  static Stream<Case> cases() {
+    return Stream.of(
+        new Case("negative/CommandOnClassMethod.java", Message.NOT_AN_INTERFACE_METHOD,
+            "@IdempotentCommand", "@IdempotentCommand",
+            List.of("@IdempotentCommand must be on an abstract method of an interface",
+                "CommandOnClassMethod.placeOrder() is a method of class CommandOnClassMethod",
+                "Put it on a method of the service interface")),
+        new Case("negative/CommandOnStaticMethod.java", Message.NOT_AN_INTERFACE_METHOD,
+            "@IdempotentCommand(scope = \"orders.normalize\")", "@IdempotentCommand",
+            List.of("CommandOnStaticMethod.normalize() is a static method",
+                "Put it on a method of the service interface")),
+        new Case("negative/CommandOnPrivateMethod.java", Message.NOT_AN_INTERFACE_METHOD,
+            "@IdempotentCommand(scope = \"orders.normalize\")", "@IdempotentCommand",
+            List.of("CommandOnPrivateMethod.normalize() is a private method")),
+        new Case("negative/GenericMethod.java", Message.GENERIC_METHOD,
+            "<R> R charge(", "charge",
+            List.of("Method charge declares type parameters", "Replace the type parameters with concrete types")),
+        new Case("negative/GenericInterface.java", Message.GENERIC_INTERFACE,
+            "public interface GenericInterface<C>", "interface", // javac's caret for a type is its keyword
+            List.of("Interface com.example.shop.GenericInterface declares type parameters",
+                "Declare a non-generic sub-interface that fixes them",
+                "extends GenericInterface<Order>")),
+        new Case("negative/NoKey.java", Message.NO_KEY,
+            "@IdempotentCommand(scope = \"orders.place\")", "@IdempotentCommand",
+            List.of("method placeOrder has no @IdempotencyKey parameter",
+                "Mark the parameter that identifies one business action")),
+        new Case("negative/KeyPathSyntax.java", Message.KEY_PATH_SYNTAX,
+            "header..messageId", "\"header..messageId\"",
+            List.of("@IdempotencyKey(\"header..messageId\") is not an accessor path",
+                "Write accessor names separated by dots")),
+        new Case("negative/KeyPathUnresolved.java", Message.KEY_PATH_UNRESOLVED,
+            "header.messageID", "\"header.messageID\"",
+            List.of("@IdempotencyKey(\"header.messageID\") cannot be resolved",
+                "com.example.shop.MessageHeader has no accessor messageID() or getMessageID()",
+                "Name a public no-argument accessor of com.example.shop.MessageHeader")),
+        new Case("negative/KeyTypeUnsupported.java", Message.KEY_TYPE_UNSUPPORTED,
+            "@IdempotencyKey Instant businessDay", "@IdempotencyKey",
+            List.of("Idempotency key part businessDay has type java.time.Instant",
+                "point the key at such a value")),
+        new Case("negative/KeyPathTypeUnsupported.java", Message.KEY_TYPE_UNSUPPORTED,
+            "@IdempotencyKey(\"amount\")", "\"amount\"",
+            List.of("Idempotency key part request.amount has type java.math.BigDecimal",
+                "Key parts may be String, UUID, an integral number")),
+        new Case("negative/RetentionInvalid.java", Message.DURATION_INVALID,
+            "retention = \"P1M\"", "\"P1M\"",
+            List.of("retention = \"P1M\" is not a positive ISO-8601 duration",
+                "months and years are not durations: use days")),
+        new Case("negative/LeaseInvalid.java", Message.DURATION_INVALID,
+            "lease = \"-PT30S\"", "\"-PT30S\"",
+            List.of("lease = \"-PT30S\" is not a positive ISO-8601 duration", "Write a duration such as \"PT30S\"")),
+        new Case("negative/WaitTimeoutInvalid.java", Message.DURATION_INVALID,
+            "waitTimeout = \"10 seconds\"", "\"10 seconds\"",
+            List.of("waitTimeout = \"10 seconds\" is not a positive ISO-8601 duration")),
+        new Case("negative/ScopeInvalid.java", Message.SCOPE_INVALID,
+            "scope = \"payments/charge\"", "\"payments/charge\"",
+            List.of("scope = \"payments/charge\" must be 1 to 128 characters of letters, digits and ._:-",
+                "Choose a name such as \"payments.charge\"")),
+        new Case("negative/DuplicateScope.java", Message.SCOPE_DUPLICATE,
+            "retention = \"P7D\"", "@IdempotentCommand",
+            List.of("Scope \"payments.charge\" is already used by com.example.shop.DuplicateScope.charge()",
+                "set a distinct scope on one of them")),
+        new Case("negative/ReturnsStream.java", Message.RETURN_TYPE_NOT_STORABLE,
+            "exportOrders(", "exportOrders",
+            List.of("exportOrders returns java.util.stream.Stream<java.lang.String>, which cannot be stored and"
+                + " replayed", "Return the data itself", "instead of a stream")),
+        new Case("negative/ReturnsIterator.java", Message.RETURN_TYPE_NOT_STORABLE,
+            "exportOrders(", "exportOrders", List.of("instead of an iterator")),
+        new Case("negative/ReturnsInputStream.java", Message.RETURN_TYPE_NOT_STORABLE,
+            "exportOrders(", "exportOrders", List.of("returns java.io.InputStream", "instead of an I/O stream")),
+        new Case("negative/ReturnsFuture.java", Message.RETURN_TYPE_NOT_STORABLE,
+            "exportOrders(", "exportOrders",
+            List.of("instead of a future (make the command synchronous and return its result)")),
+        new Case("negative/ReturnsObject.java", Message.RETURN_TYPE_NOT_STORABLE,
+            "exportOrders(", "exportOrders",
+            List.of("instead of Object (declare the concrete type")),
+        new Case("negative/KeyWithoutCommand.java", Message.KEY_WITHOUT_COMMAND,
+            "String cancelOrder(", "@IdempotencyKey",
+            List.of("@IdempotencyKey on parameter orderId has no effect because cancelOrder is not annotated"
+                + " @IdempotentCommand", "Annotate the method or remove @IdempotencyKey")),
+        new Case("negative/KeyWithoutCommandOnClass.java", Message.KEY_WITHOUT_COMMAND,
+            "public String cancelOrder(", "@IdempotencyKey",
+            List.of("@IdempotencyKey on parameter orderId has no effect because cancelOrder is not annotated")),
+        new Case("negative/KeyOnStaticMethod.java", Message.KEY_WITHOUT_COMMAND,
+            "static String requestIdFor(", "@IdempotencyKey",
+            List.of("@IdempotencyKey on parameter orderId has no effect because requestIdFor is not annotated")),
+        new Case("negative/ModeClaim.java", Message.MODE_NOT_SUPPORTED,
+            "mode = Mode.CLAIM", ".CLAIM", // javac's caret for a qualified constant is the dot
+            List.of("mode = CLAIM is not supported by this version of idem", "Use Mode.TRANSACTIONAL")));
+  }
+
+  @ParameterizedTest(name = "{0}")
+  @MethodSource("cases")
+  void reportsTheProblemOnceWhereItIsWithAFix(Case c) {
+    JavaFileObject file = resource(c.resource());
+    Compilations.Run run = run(file);
+    Compilation compilation = run.compilation();
+
+    assertThat(compilation).failed();
+    assertThat(compilation).hadErrorContaining("[" + c.message().tag() + "] ").inFile(file).onLineContaining(c.line());
+    for (String fragment : c.fragments()) {
+      assertThat(compilation).hadErrorContaining(fragment).inFile(file).onLineContaining(c.line());
+    }
+    // Exactly one error in all: no second report of the same problem, no javac follow-up errors.
+    assertThat(compilation).hadErrorCount(1);
+    assertPointsAt(onlyError(compilation, c.message().tag()), c.token());
+    assertWithMessage("a failing interface must not be generated").that(run.generatedServices()).isEmpty();
+    COVERED.add(c.message());
+  }
+
+  /** Two interfaces claim the same scope: the second (in name order) is reported, the first is generated. */
+  @Test
+  void duplicateScopeAcrossInterfaces() {
+    JavaFileObject cards = resource("negative/duplicatescope/CardPayments.java");
+    JavaFileObject wallets = resource("negative/duplicatescope/WalletPayments.java");
+    // Both orders of the inputs give the same report: services are processed in name order.
+    for (Compilations.Run run : List.of(run(cards, wallets), run(wallets, cards))) {
+      Compilation compilation = run.compilation();
+      assertThat(compilation).hadErrorCount(1);
+      assertThat(compilation)
+          .hadErrorContaining("[IDEM-010] Scope \"payments.charge\" is already used by"
+              + " com.example.payments.CardPayments.charge()")
+          .inFile(wallets)
+          .onLineContaining("@IdempotentCommand(scope = \"payments.charge\")");
+      assertPointsAt(onlyError(compilation, "IDEM-010"), "@IdempotentCommand");
+      assertThat(run.generatedServices()).containsExactly("com.example.payments.CardPayments_Idempotent");
+    }
+    COVERED.add(Message.SCOPE_DUPLICATE);
+  }
+
+  /** A service with several problems reports each of them once, in source order, and still generates nothing. */
+  @Test
+  void reportsEveryProblemOfAnInterfaceOnce() {
+    JavaFileObject file = resource("negative/SeveralProblems.java");
+    Compilations.Run run = run(file);
+    Compilation compilation = run.compilation();
+
+    List<String> tags = compilation.errors().stream()
+        .map(error -> error.getMessage(null).substring(0, "[IDEM-000]".length()))
+        .collect(Collectors.toList());
+    assertThat(tags).containsExactly("[IDEM-008]", "[IDEM-004]", "[IDEM-002]", "[IDEM-012]").inOrder();
+    assertThat(compilation).hadErrorContaining("[IDEM-008]").inFile(file).onLineContaining("retention = \"1d\"");
+    assertThat(compilation).hadErrorContaining("[IDEM-004]").inFile(file).onLineContaining("scope = \"orders.ship\"");
+    assertThat(compilation).hadErrorContaining("[IDEM-002]").inFile(file).onLineContaining("<T> T track(");
+    assertThat(compilation).hadErrorContaining("[IDEM-012]").inFile(file).onLineContaining("void audit(");
+    assertThat(run.generatedServices()).isEmpty();
+  }
+
+  @AfterAll
+  static void everyMessageIsCovered() {
+    Set<Message> missing = EnumSet.allOf(Message.class);
+    missing.removeAll(COVERED);
+    // Only meaningful when the whole class ran; a filtered run (-Dtest=...#one) covers a subset on purpose.
+    if (COVERED.size() > 1) {
+      assertWithMessage("messages without a negative test").that(missing).isEmpty();
+    }
+  }
+
+}

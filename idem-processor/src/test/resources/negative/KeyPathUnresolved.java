@@ -1,0 +1,14 @@
+package com.example.shop;
+
+import dev.idem.IdempotencyKey;
+import dev.idem.IdempotentCommand;
+
+public interface KeyPathUnresolved {
+
+  @IdempotentCommand
+  void onPaymentCaptured(@IdempotencyKey("header.messageID") PaymentCaptured event);
+}
+
+record MessageHeader(String messageId, String source) {}
+
+record PaymentCaptured(MessageHeader header, long amountCents) {}

@@ -1,0 +1,11 @@
+package com.example.shop;
+
+import dev.idem.IdempotencyKey;
+import dev.idem.IdempotentCommand;
+
+public interface ScopeInvalid {
+
+  @IdempotentCommand(
+      scope = "payments/charge")
+  String charge(@IdempotencyKey String paymentId, long amountCents);
+}

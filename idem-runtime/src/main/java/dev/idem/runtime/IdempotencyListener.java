@@ -1,0 +1,51 @@
+package dev.idem.runtime;
+
+/**
+ * Observes what idem decides, e.g. for metrics or logs. All methods default to doing nothing;
+ * implementations must be thread-safe and fast. Exceptions they throw are logged and ignored.
+ */
+public interface IdempotencyListener {
+
+  /** A listener that ignores everything. */
+  IdempotencyListener NO_OP = new IdempotencyListener() {};
+
+  /**
+   * The key was claimed: the command's body is about to run.
+   *
+   * @param scope the command's scope
+   * @param key the composed idempotency key
+   */
+  default void claimed(String scope, String key) {}
+
+  /**
+   * The body ran and its transaction (with the record) committed.
+   *
+   * @param scope the command's scope
+   * @param key the composed idempotency key
+   */
+  default void completed(String scope, String key) {}
+
+  /**
+   * A stored result was returned instead of running the body again.
+   *
+   * @param scope the command's scope
+   * @param key the composed idempotency key
+   */
+  default void replayed(String scope, String key) {}
+
+  /**
+   * The key was used before with a different payload; the call was rejected.
+   *
+   * @param scope the command's scope
+   * @param key the composed idempotency key
+   */
+  default void keyReused(String scope, String key) {}
+
+  /**
+   * A key was rejected before touching the database.
+   *
+   * @param scope the command's scope
+   * @param rule the name of the broken {@link InvalidIdempotencyKeyException.KeyRule}
+   */
+  default void invalidKey(String scope, String rule) {}
+}

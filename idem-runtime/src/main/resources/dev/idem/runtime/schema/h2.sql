@@ -1,0 +1,18 @@
+-- idem: one row per (scope, idempotency key). H2 2.x.
+-- The runtime substitutes its configured table name for idem_record.
+CREATE TABLE IF NOT EXISTS idem_record (
+  scope        VARCHAR(128) NOT NULL,  -- the command, e.g. 'Payments.pay'; namespace of the keys
+  idem_key     VARCHAR(255) NOT NULL,  -- validated key; parts of composite keys joined with '|'
+  state        VARCHAR(16)  NOT NULL,  -- 'IN_PROGRESS' | 'COMPLETED' | 'FAILED'
+  fingerprint  VARCHAR(64)  NOT NULL,  -- SHA-256 hex of the canonical JSON payload
+  result       CHARACTER LARGE OBJECT NULL,      -- the result as JSON; NULL for void commands
+  error_type   VARCHAR(255) NULL,      -- reserved for stored business exceptions
+  owner_token  VARCHAR(36)  NULL,      -- reserved: which caller holds an IN_PROGRESS claim
+  lease_until  BIGINT       NULL,      -- reserved: epoch millis until which that claim holds
+  created_at   BIGINT       NOT NULL,  -- epoch millis (runtime clock) of the first execution
+  expires_at   BIGINT       NOT NULL,  -- epoch millis after which the key may run anew and be purged
+  PRIMARY KEY (scope, idem_key)
+);
+
+-- Lets purgeExpired find expired rows without scanning the table.
+CREATE INDEX IF NOT EXISTS idem_record_expires_idx ON idem_record (expires_at);
