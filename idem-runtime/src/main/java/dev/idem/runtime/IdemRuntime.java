@@ -46,6 +46,7 @@ public final class IdemRuntime {
   private final Clock clock;
   private final SafeListener listener;
   private final ThreadLocal<Transaction> current = new ThreadLocal<>();
+  private final Transitions transitions;
 
   private final String claimSql;
   private final String selectSql;
@@ -68,6 +69,7 @@ public final class IdemRuntime {
         + " created_at = ?, expires_at = ? WHERE scope = ? AND idem_key = ? AND expires_at = ?";
     this.storeResultSql = "UPDATE " + tableName + " SET result = ? WHERE scope = ? AND idem_key = ?";
     this.purgeSql = dialect.purgeSql(tableName);
+    this.transitions = new Transitions(this, builder.clock, builder.transitionListener, builder.logTransitions);
   }
 
   /** @return a builder; {@link Builder#dataSource(DataSource)} is required */
@@ -78,6 +80,11 @@ public final class IdemRuntime {
   /** @return the dialect in use */
   public Dialect dialect() {
     return dialect;
+  }
+
+  /** @return what generated {@code @StateTransition} methods share (log, listener, outcome decisions) */
+  public Transitions transitions() {
+    return transitions;
   }
 
   /** @return the name of the table holding the records */
@@ -501,7 +508,8 @@ public final class IdemRuntime {
   /**
    * Creates the table and its expiry index if they do not exist; safe to call repeatedly. Runs the
    * dialect's DDL resource ({@code dev/idem/runtime/schema/<dialect>.sql}) with the table name
-   * substituted. Production systems may prefer to run that resource through Flyway or Liquibase.
+   * substituted, and the transition log ({@code schema/transition-log-<dialect>.sql}). Production
+   * systems may prefer to run those resources through Flyway or Liquibase.
    *
    * @throws IdempotencyStoreException if the DDL fails
    */
@@ -510,6 +518,10 @@ public final class IdemRuntime {
     try (Connection connection = dataSource.getConnection();
         Statement statement = connection.createStatement()) {
       for (String sql : statements(ddl)) {
+        statement.execute(sql);
+      }
+      // The transition log of @StateTransition methods (idem_transition_log), created alongside.
+      for (String sql : Transitions.schema(dialect)) {
         statement.execute(sql);
       }
       if (!connection.getAutoCommit()) {
@@ -612,6 +624,8 @@ public final class IdemRuntime {
     private Clock clock = Clock.systemUTC();
     private ObjectMapper objectMapper;
     private IdempotencyListener listener = IdempotencyListener.NO_OP;
+    private TransitionListener transitionListener = TransitionListener.NO_OP;
+    private boolean logTransitions;
 
     private Builder() {}
 
@@ -713,6 +727,29 @@ public final class IdemRuntime {
      */
     public Builder listener(IdempotencyListener listener) {
       this.listener = Objects.requireNonNull(listener, "listener");
+      return this;
+    }
+
+    /**
+     * Observes {@code @StateTransition} methods: applied, repeated and rejected transitions; default none.
+     *
+     * @param transitionListener the listener
+     * @return this builder
+     */
+    public Builder transitionListener(TransitionListener transitionListener) {
+      this.transitionListener = Objects.requireNonNull(transitionListener, "transitionListener");
+      return this;
+    }
+
+    /**
+     * Records every applied {@code @StateTransition} in the transition log, not only those with {@code log = true};
+     * default false. The log table is created by {@link IdemRuntime#createSchema()}.
+     *
+     * @param logTransitions whether to log all transitions
+     * @return this builder
+     */
+    public Builder logTransitions(boolean logTransitions) {
+      this.logTransitions = logTransitions;
       return this;
     }
 
