@@ -9,7 +9,9 @@ import dev.idem.processor.TransitionMethod.StateStorage;
 import java.sql.Connection;
 import java.sql.PreparedStatement;
 import java.sql.ResultSet;
+import java.util.ArrayList;
 import java.util.HashSet;
+import java.util.List;
 import java.util.Set;
 import javax.lang.model.element.Modifier;
 import javax.lang.model.element.VariableElement;
@@ -103,9 +105,9 @@ final class TransitionWriter {
         .endControlFlow()
         .add("// Nothing moved. The locking read sees the latest committed state (not an older snapshot): $L\n",
             transition.alsoAccept().isEmpty()
-                ? "it tells a\n// repeat (already " + transition.to() + ") from a stale call and from an unknown id.\n"
+                ? "it tells a\n// repeat (already " + transition.to() + ") from a stale call and from an unknown id."
                 : "it tells a\n// repeat (already " + transition.to() + " or later) from a stale call and from an"
-                    + " unknown id.\n")
+                    + " unknown id.")
         .add(prepare(transition, select, connection, runtime, false))
         .addStatement("$N.$N(1, $N)", select, transition.idSetter(), id)
         .beginControlFlow("try ($T $N = $N.executeQuery())", ResultSet.class, row, select)
@@ -116,17 +118,16 @@ final class TransitionWriter {
         .endControlFlow()
         .endControlFlow();
 
-    CodeBlock call = CodeBlock.of("$N.inTransaction(() -> {\n$>$L$<})", runtime, body.build());
-    switch (transition.returns()) {
-      case RESULT -> builder.addStatement("return $L", call);
-      case BOOLEAN -> builder.addStatement("return $L == $T.APPLIED", call, TRANSITION_RESULT);
-      case VOID -> builder.addStatement("$L", call);
-      default -> throw new AssertionError(transition.returns());
-    }
-    builder.addJavadoc("Moves $L from $L to $L$L.\n", transition.entityName(),
-        String.join(", ", transition.from()), transition.to(),
-        transition.alsoAccept().isEmpty() ? ""
-            : "; a repeat finds it in " + transition.to() + " or " + String.join(", ", transition.alsoAccept()));
+    // Joins the transaction in progress on this thread (e.g. a command's body), else runs in its own.
+    String prefix = transition.returns() == Returns.VOID ? "" : "return ";
+    String suffix = transition.returns() == Returns.BOOLEAN ? " == $T.APPLIED" : "";
+    builder.addCode(prefix + "$N.inTransaction(() -> {\n$>", runtime)
+        .addCode(body.build())
+        .addCode("$<})" + suffix + ";\n", suffix.isEmpty() ? new Object[0] : new Object[] {TRANSITION_RESULT});
+    List<String> repeats = new ArrayList<>(List.of(transition.to()));
+    repeats.addAll(transition.alsoAccept());
+    builder.addJavadoc("Moves the $L from $L to $L; a call that finds it in $L is a repeat without effect.\n",
+        transition.entityName(), or(transition.from()), transition.to(), or(repeats));
     if (transition.returns() == Returns.BOOLEAN) {
       builder.addJavadoc("\n@return true if this call applied the transition, false if it had been applied before\n");
     }
@@ -149,7 +150,13 @@ final class TransitionWriter {
         .build();
   }
 
-  private static CodeBlock strings(java.util.List<String> values) {
+  /** {@code A}, {@code A or B}, {@code A, B or C}. */
+  private static String or(List<String> states) {
+    return states.size() == 1 ? states.get(0)
+        : String.join(", ", states.subList(0, states.size() - 1)) + " or " + states.get(states.size() - 1);
+  }
+
+  private static CodeBlock strings(List<String> values) {
     return values.stream().map(value -> CodeBlock.of("$S", value)).collect(CodeBlock.joining(", "));
   }
 
