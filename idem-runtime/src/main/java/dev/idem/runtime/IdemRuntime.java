@@ -12,6 +12,8 @@ import java.sql.SQLException;
 import java.sql.Savepoint;
 import java.sql.Statement;
 import java.time.Clock;
+import java.util.ArrayList;
+import java.util.List;
 import java.util.Objects;
 import java.util.concurrent.ThreadLocalRandom;
 import java.util.regex.Pattern;
@@ -532,13 +534,13 @@ public final class IdemRuntime {
   }
 
   /** Splits our own DDL files: they have only line comments and no semicolons in literals. */
-  static java.util.List<String> statements(String script) {
+  static List<String> statements(String script) {
     StringBuilder withoutComments = new StringBuilder(script.length());
     for (String line : script.split("\n")) {
       int comment = line.indexOf("--");
       withoutComments.append(comment >= 0 ? line.substring(0, comment) : line).append('\n');
     }
-    java.util.List<String> statements = new java.util.ArrayList<>();
+    List<String> statements = new ArrayList<>();
     for (String statement : withoutComments.toString().split(";")) {
       if (!statement.isBlank()) {
         statements.add(statement.strip());
