@@ -37,7 +37,7 @@ enum Message {
           + " long, their wrappers, BigInteger) or an enum; point the key at such a value."),
   DURATION_INVALID(
       "IDEM-008",
-      "%s = \"%s\" is not a positive ISO-8601 duration. Write a duration such as \"PT30S\", \"PT15M\" or \"P1D\""
+      "%s = \"%s\" is not a positive ISO-8601 duration of at least one millisecond. Write a duration such as \"PT30S\", \"PT15M\" or \"P1D\""
           + " (months and years are not durations: use days, e.g. \"P30D\")."),
   SCOPE_INVALID(
       "IDEM-009",
