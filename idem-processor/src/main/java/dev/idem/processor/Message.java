@@ -18,7 +18,8 @@ enum Message {
   GENERIC_INTERFACE(
       "IDEM-003",
       "Interface %s declares type parameters, so idem cannot generate one class for it. Declare a non-generic"
-          + " sub-interface that fixes them (interface OrderCommands extends %s<Order>) and annotate that."),
+          + " sub-interface that fixes them (interface OrderCommands extends %s<Order>) and move the annotations"
+          + " there."),
   NO_KEY(
       "IDEM-004",
       "@IdempotentCommand method %s has no @IdempotencyKey parameter. Mark the parameter that identifies one"

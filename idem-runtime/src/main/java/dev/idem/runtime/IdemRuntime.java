@@ -360,16 +360,17 @@ public final class IdemRuntime {
    * commits it, or rolls it back if {@code work} throws (rethrowing the exception unchanged).
    * Joined work shares the outer transaction; the outermost call decides commit or rollback.
    *
-   * @param work the work; it reaches the connection through {@link #currentConnection()}
+   * @param work the work; it gets the transaction's connection (also {@link #currentConnection()})
    * @param <T> the result type
    * @return the work's result
    * @throws IdempotencyStoreException if the transaction cannot begin or commit
    */
   public <T> T inTransaction(TransactionalWork<T> work) {
     Objects.requireNonNull(work, "work");
-    if (current.get() != null) {
+    Transaction joined = current.get();
+    if (joined != null) {
       try {
-        return work.run();
+        return work.run(joined.connection);
       } catch (Throwable t) {
         throw Sneaky.rethrow(t);
       }
@@ -378,7 +379,7 @@ public final class IdemRuntime {
     T result;
     try {
       try {
-        result = work.run();
+        result = work.run(tx.connection);
       } catch (Throwable t) {
         rollbackQuietly(tx.connection);
         throw Sneaky.rethrow(t);
@@ -397,14 +398,15 @@ public final class IdemRuntime {
   }
 
   /**
-   * Runs {@code work} in a transaction; see {@link #inTransaction(TransactionalWork)}.
+   * Runs {@code work}, which has no result, in a transaction; see {@link #inTransaction(TransactionalWork)}.
+   * (A separate name, because a one-argument lambda could otherwise match both.)
    *
    * @param work the work
    */
-  public void inTransaction(TransactionalRunnable work) {
+  public void runInTransaction(TransactionalRunnable work) {
     Objects.requireNonNull(work, "work");
-    inTransaction(() -> {
-      work.run();
+    inTransaction(connection -> {
+      work.run(connection);
       return null;
     });
   }
