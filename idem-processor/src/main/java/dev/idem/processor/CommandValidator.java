@@ -142,11 +142,12 @@ final class CommandValidator {
     AnnotationValue value = Annotations.value(command, member);
     String text = (String) value.getValue();
     try {
-      Duration duration = Duration.parse(text);
-      if (!duration.isNegative() && !duration.isZero()) {
+      // The runtime keeps durations in milliseconds: below one it rejects them, beyond a long it overflows, and
+      // either would fail only when the generated class loads.
+      if (Duration.parse(text).toMillis() > 0) {
         return true;
       }
-    } catch (DateTimeParseException notIso) {
+    } catch (DateTimeParseException | ArithmeticException notIsoOrTooLong) {
       // reported below
     }
     report.report(Message.DURATION_INVALID, method, command, value, member, text);

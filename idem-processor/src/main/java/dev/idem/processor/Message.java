@@ -18,7 +18,8 @@ enum Message {
   GENERIC_INTERFACE(
       "IDEM-003",
       "Interface %s declares type parameters, so idem cannot generate one class for it. Declare a non-generic"
-          + " sub-interface that fixes them (interface OrderCommands extends %s<Order>) and annotate that."),
+          + " sub-interface that fixes them (interface OrderCommands extends %s<Order>) and move the annotations"
+          + " there."),
   NO_KEY(
       "IDEM-004",
       "@IdempotentCommand method %s has no @IdempotencyKey parameter. Mark the parameter that identifies one"
@@ -37,7 +38,7 @@ enum Message {
           + " long, their wrappers, BigInteger) or an enum; point the key at such a value."),
   DURATION_INVALID(
       "IDEM-008",
-      "%s = \"%s\" is not a positive ISO-8601 duration. Write a duration such as \"PT30S\", \"PT15M\" or \"P1D\""
+      "%s = \"%s\" is not a positive ISO-8601 duration of at least one millisecond. Write a duration such as \"PT30S\", \"PT15M\" or \"P1D\""
           + " (months and years are not durations: use days, e.g. \"P30D\")."),
   SCOPE_INVALID(
       "IDEM-009",

@@ -130,9 +130,16 @@ final class ServiceGenerator extends SourceFileGenerator<ServiceModel> {
     String runtime = field(command, RUNTIME);
     String delegate = field(command, DELEGATE);
 
+    // Locals must not collide with the parameters (a parameter may well be called messageHeader), nor with the
+    // constants they would shadow in the statement that follows.
+    Set<String> names = command.method().getParameters().stream()
+        .map(parameter -> parameter.getSimpleName().toString())
+        .collect(Collectors.toCollection(HashSet::new));
+    names.add(specName);
+    names.add(NO_PAYLOAD);
     List<CodeBlock> keyValues = new ArrayList<>();
     for (KeyPart part : command.keyParts()) {
-      keyValues.add(keyValue(method, part));
+      keyValues.add(keyValue(method, part, names));
     }
     CodeBlock payload = command.payloadParameters().isEmpty()
         ? CodeBlock.of("$N", NO_PAYLOAD)
@@ -157,11 +164,11 @@ final class ServiceGenerator extends SourceFileGenerator<ServiceModel> {
    * the runtime's "key part is null" error instead of a NullPointerException; nested paths go through locals so
    * that no accessor is called twice.
    */
-  private static CodeBlock keyValue(MethodSpec.Builder method, KeyPart part) {
+  private static CodeBlock keyValue(MethodSpec.Builder method, KeyPart part, Set<String> names) {
     String current = part.parameter();
     List<String> accessors = part.accessors();
     for (int i = 0; i < accessors.size() - 1; i++) {
-      String next = current + capitalize(accessors.get(i));
+      String next = uniqueLocalName(current + capitalize(accessors.get(i)), names);
       method.addStatement("var $N = $N == null ? null : $N.$N()", next, current, current, accessors.get(i));
       current = next;
     }
@@ -234,6 +241,15 @@ final class ServiceGenerator extends SourceFileGenerator<ServiceModel> {
       name = base + "_" + i;
     }
     return name;
+  }
+
+  /** {@code name}, or {@code name2}, {@code name3}... if it is taken; the result is taken from then on. */
+  private static String uniqueLocalName(String name, Set<String> taken) {
+    String unique = name;
+    for (int i = 2; !taken.add(unique); i++) {
+      unique = name + i;
+    }
+    return unique;
   }
 
   private static String capitalize(String name) {

@@ -5,11 +5,14 @@ import com.palantir.javapoet.ClassName;
 import com.palantir.javapoet.JavaFile;
 import com.palantir.javapoet.TypeSpec;
 import java.io.IOException;
+import java.io.Writer;
+import java.util.regex.Pattern;
 import javax.annotation.processing.Filer;
 import javax.annotation.processing.Generated;
 import javax.annotation.processing.Messager;
 import javax.lang.model.element.Element;
 import javax.tools.Diagnostic;
+import javax.tools.JavaFileObject;
 
 /**
  * The one place that turns a type into a source file: it adds {@code @Generated}, names exactly one originating
@@ -19,6 +22,7 @@ import javax.tools.Diagnostic;
 abstract class SourceFileGenerator<M> {
 
   static final String GENERATOR = "dev.idem.processor.IdemProcessor";
+  private static final Pattern TRAILING_BLANKS = Pattern.compile("[ \t]+$", Pattern.MULTILINE);
 
   private final Filer filer;
   private final Messager messager;
@@ -44,8 +48,14 @@ abstract class SourceFileGenerator<M> {
         .skipJavaLangImports(true)
         .indent("  ")
         .build();
+    // Written by hand rather than with JavaFile.writeTo: JavaPoet leaves a blank at the end of a line it wraps
+    // after "=", and trailing blanks in generated code show up in every diff and style check.
+    String text = TRAILING_BLANKS.matcher(file.toString()).replaceAll("");
     try {
-      file.writeTo(filer);
+      JavaFileObject source = filer.createSourceFile(className.canonicalName(), originatingElement(model));
+      try (Writer writer = source.openWriter()) {
+        writer.write(text);
+      }
     } catch (IOException e) {
       messager.printMessage(Diagnostic.Kind.ERROR,
           "Could not write " + className + ": " + e.getMessage(), originatingElement(model));

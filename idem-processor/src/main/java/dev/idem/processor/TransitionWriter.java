@@ -6,7 +6,6 @@ import com.palantir.javapoet.FieldSpec;
 import com.palantir.javapoet.MethodSpec;
 import dev.idem.processor.TransitionMethod.Returns;
 import dev.idem.processor.TransitionMethod.StateStorage;
-import java.sql.Connection;
 import java.sql.PreparedStatement;
 import java.sql.ResultSet;
 import java.util.ArrayList;
@@ -68,8 +67,7 @@ final class TransitionWriter {
         ? CodeBlock.of("$N.stateName($N.getInt(1))", specName, row).toString()
         : CodeBlock.of("$N.getString(1)", row).toString();
 
-    CodeBlock.Builder body = CodeBlock.builder()
-        .addStatement("$T $N = $N.currentConnection()", Connection.class, connection, runtime);
+    CodeBlock.Builder body = CodeBlock.builder();
 
     CodeBlock from;
     if (transition.from().size() == 1) {
@@ -121,7 +119,7 @@ final class TransitionWriter {
     // Joins the transaction in progress on this thread (e.g. a command's body), else runs in its own.
     String prefix = transition.returns() == Returns.VOID ? "" : "return ";
     String suffix = transition.returns() == Returns.BOOLEAN ? " == $T.APPLIED" : "";
-    builder.addCode(prefix + "$N.inTransaction(() -> {\n$>", runtime)
+    builder.addCode(prefix + "$N.inTransaction($N -> {\n$>", runtime, connection)
         .addCode(body.build())
         .addCode("$<})" + suffix + ";\n", suffix.isEmpty() ? new Object[0] : new Object[] {TRANSITION_RESULT});
     List<String> repeats = new ArrayList<>(List.of(transition.to()));

@@ -12,6 +12,8 @@ import java.sql.SQLException;
 import java.sql.Savepoint;
 import java.sql.Statement;
 import java.time.Clock;
+import java.util.ArrayList;
+import java.util.List;
 import java.util.Objects;
 import java.util.concurrent.ThreadLocalRandom;
 import java.util.regex.Pattern;
@@ -365,16 +367,17 @@ public final class IdemRuntime {
    * commits it, or rolls it back if {@code work} throws (rethrowing the exception unchanged).
    * Joined work shares the outer transaction; the outermost call decides commit or rollback.
    *
-   * @param work the work; it reaches the connection through {@link #currentConnection()}
+   * @param work the work; it gets the transaction's connection (also {@link #currentConnection()})
    * @param <T> the result type
    * @return the work's result
    * @throws IdempotencyStoreException if the transaction cannot begin or commit
    */
   public <T> T inTransaction(TransactionalWork<T> work) {
     Objects.requireNonNull(work, "work");
-    if (current.get() != null) {
+    Transaction joined = current.get();
+    if (joined != null) {
       try {
-        return work.run();
+        return work.run(joined.connection);
       } catch (Throwable t) {
         throw Sneaky.rethrow(t);
       }
@@ -383,7 +386,7 @@ public final class IdemRuntime {
     T result;
     try {
       try {
-        result = work.run();
+        result = work.run(tx.connection);
       } catch (Throwable t) {
         rollbackQuietly(tx.connection);
         throw Sneaky.rethrow(t);
@@ -402,14 +405,15 @@ public final class IdemRuntime {
   }
 
   /**
-   * Runs {@code work} in a transaction; see {@link #inTransaction(TransactionalWork)}.
+   * Runs {@code work}, which has no result, in a transaction; see {@link #inTransaction(TransactionalWork)}.
+   * (A separate name, because a one-argument lambda could otherwise match both.)
    *
    * @param work the work
    */
-  public void inTransaction(TransactionalRunnable work) {
+  public void runInTransaction(TransactionalRunnable work) {
     Objects.requireNonNull(work, "work");
-    inTransaction(() -> {
-      work.run();
+    inTransaction(connection -> {
+      work.run(connection);
       return null;
     });
   }
@@ -544,13 +548,13 @@ public final class IdemRuntime {
   }
 
   /** Splits our own DDL files: they have only line comments and no semicolons in literals. */
-  static java.util.List<String> statements(String script) {
+  static List<String> statements(String script) {
     StringBuilder withoutComments = new StringBuilder(script.length());
     for (String line : script.split("\n")) {
       int comment = line.indexOf("--");
       withoutComments.append(comment >= 0 ? line.substring(0, comment) : line).append('\n');
     }
-    java.util.List<String> statements = new java.util.ArrayList<>();
+    List<String> statements = new ArrayList<>();
     for (String statement : withoutComments.toString().split(";")) {
       if (!statement.isBlank()) {
         statements.add(statement.strip());

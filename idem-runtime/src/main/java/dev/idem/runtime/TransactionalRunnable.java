@@ -1,7 +1,9 @@
 package dev.idem.runtime;
 
+import java.sql.Connection;
+
 /**
- * Work without a result run by {@link IdemRuntime#inTransaction(TransactionalRunnable)}.
+ * Work without a result run by {@link IdemRuntime#runInTransaction(TransactionalRunnable)}.
  */
 @FunctionalInterface
 public interface TransactionalRunnable {
@@ -9,7 +11,9 @@ public interface TransactionalRunnable {
   /**
    * Runs the work inside the transaction.
    *
+   * @param connection the transaction's connection; do not commit, roll back or close it
+   *
    * @throws Exception anything; the transaction rolls back and the exception is rethrown unchanged
    */
-  void run() throws Exception;
+  void run(Connection connection) throws Exception;
 }

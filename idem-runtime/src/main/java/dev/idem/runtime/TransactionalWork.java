@@ -1,7 +1,9 @@
 package dev.idem.runtime;
 
+import java.sql.Connection;
+
 /**
- * Work run by {@link IdemRuntime#inTransaction(TransactionalWork)}; it reaches the transaction's
+ * Work run by {@link IdemRuntime#inTransaction(TransactionalWork)}; it gets the transaction's
  * connection through {@link IdemRuntime#currentConnection()}.
  *
  * @param <T> the result type
@@ -12,8 +14,9 @@ public interface TransactionalWork<T> {
   /**
    * Runs the work inside the transaction.
    *
+   * @param connection the transaction's connection; do not commit, roll back or close it
    * @return the result
    * @throws Exception anything; the transaction rolls back and the exception is rethrown unchanged
    */
-  T run() throws Exception;
+  T run(Connection connection) throws Exception;
 }

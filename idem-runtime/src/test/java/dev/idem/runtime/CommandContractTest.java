@@ -452,7 +452,7 @@ abstract class CommandContractTest {
   @Test
   void joinsTheOuterTransaction() {
     AtomicInteger calls = new AtomicInteger();
-    runtime.inTransaction(() -> {
+    runtime.runInTransaction(connection -> {
       Connection outer = runtime.currentConnection();
       runtime.execute(PAY, new Object[] {"req-8"}, new Object[] {null}, () -> {
         assertSame(outer, runtime.currentConnection());
@@ -472,7 +472,7 @@ abstract class CommandContractTest {
   @Test
   void anOuterRollbackUndoesTheRecordAndTheBusinessWrites() {
     RuntimeException abort = new RuntimeException("abort");
-    assertSame(abort, assertThrows(RuntimeException.class, () -> runtime.inTransaction(() -> {
+    assertSame(abort, assertThrows(RuntimeException.class, () -> runtime.runInTransaction(connection -> {
       pay("req-9", null, new AtomicInteger());
       throw abort;
     })));
@@ -484,7 +484,7 @@ abstract class CommandContractTest {
   @Test
   void aFailingJoinedBodyIsUndoneButTheOuterTransactionGoesOn() {
     IllegalStateException boom = new IllegalStateException("boom");
-    runtime.inTransaction(() -> {
+    runtime.runInTransaction(connection -> {
       insertPayment("kept", 1);
       try {
         runtime.execute(PAY, new Object[] {"req-10"}, new Object[] {null}, () -> {
@@ -522,8 +522,8 @@ abstract class CommandContractTest {
     assertFalse(notAcked.get());
 
     AtomicBoolean outer = new AtomicBoolean();
-    runtime.inTransaction(() -> {
-      runtime.inTransaction(() -> runtime.afterCommit(() -> outer.set(true)));
+    runtime.runInTransaction(connection -> {
+      runtime.runInTransaction(inner -> runtime.afterCommit(() -> outer.set(true)));
       assertFalse(outer.get(), "not before the outermost commit");
     });
     assertTrue(outer.get());
@@ -537,7 +537,7 @@ abstract class CommandContractTest {
 
   @Test
   void inTransactionReturnsTheResultAndRestoresTheConnection() throws SQLException {
-    assertEquals("done", runtime.inTransaction(() -> {
+    assertEquals("done", runtime.inTransaction(connection -> {
       assertFalse(runtime.currentConnection().getAutoCommit());
       return "done";
     }));

@@ -1,0 +1,5 @@
+package shop;
+
+import java.util.List;
+
+public record PlaceOrder(String customerId, List<String> skus) {}

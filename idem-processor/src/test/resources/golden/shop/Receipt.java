@@ -1,0 +1,3 @@
+package shop;
+
+public record Receipt(String orderId, long totalCents) {}
