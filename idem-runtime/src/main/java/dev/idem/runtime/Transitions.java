@@ -88,7 +88,7 @@ public final class Transitions {
       notify("alreadyApplied", () -> listener.alreadyApplied(spec.name(), spec.entity(), id, current));
       return TransitionResult.ALREADY_APPLIED;
     }
-    String message = spec.from().contains(current)
+    String message = current != null && spec.from().contains(current)
         // The state allows the transition, so only the expected version can have kept the row from matching.
         ? spec.name() + ": " + spec.entity() + " " + id + " is in " + current + " but no longer has the expected"
             + " version; it was changed since the caller read it. Re-read it and decide again."
