@@ -196,6 +196,7 @@ final class TransitionValidator {
                                   ValidationReport report) {
     boolean valid = true;
     VariableElement id = null;
+    List<VariableElement> extra = new ArrayList<>();
     List<? extends TypeMirror> parameterTypes = type.getParameterTypes();
     for (int i = 0; i < method.getParameters().size(); i++) {
       VariableElement parameter = method.getParameters().get(i);
@@ -229,12 +230,17 @@ final class TransitionValidator {
           valid = false;
         }
       } else {
+        extra.add(parameter);
+      }
+    }
+    if (id != null) {
+      for (VariableElement parameter : extra) {
         report.report(Message.TRANSITION_EXTRA_PARAMETER, parameter, parameter.getSimpleName(),
             method.getSimpleName());
         valid = false;
       }
-    }
-    if (id == null) {
+    } else {
+      // An unannotated parameter is most likely the id itself: the one fix is to mark it, so only that is said.
       String idType = entity == null ? "Long" : entity.id().orElseThrow().type().toString();
       report.report(Message.TRANSITION_NO_ENTITY_ID, method,
           Annotations.find(method, Annotations.STATE_TRANSITION).orElseThrow(), method.getSimpleName(),
