@@ -1,0 +1,131 @@
+package dev.idem.benchmarks.compile;
+
+import java.io.IOException;
+import java.io.StringWriter;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.util.ArrayList;
+import java.util.Comparator;
+import java.util.List;
+import java.util.stream.Stream;
+import javax.tools.JavaCompiler;
+import javax.tools.JavaFileObject;
+import javax.tools.StandardJavaFileManager;
+import javax.tools.ToolProvider;
+
+/**
+ * The processor's cost to a build: the same generated tree compiled in-process by javac with the idem processor
+ * and with {@code -proc:none}, alternating, after warm-up. {@code -proc:none} keeps the sources and the
+ * annotations identical (the annotation jar is on the class path in both runs), so the difference is exactly
+ * what the processor adds: its rounds plus compiling the wrappers it generates, which is what a user's build
+ * pays. Stripping the annotations instead would also drop their resolution, a cost that is not the processor's.
+ */
+public final class CompileBenchmark {
+
+  /** The outcome: wall times in milliseconds per repetition, in run order. */
+  public record Result(int interfaces, int methodsPerInterface, int warmUps, List<Double> withoutProcessorMillis,
+      List<Double> withProcessorMillis, int generatedFiles) {
+
+    public double medianWithout() {
+      return median(withoutProcessorMillis);
+    }
+
+    public double medianWith() {
+      return median(withProcessorMillis);
+    }
+
+    /** Ratio of each repetition's pair (with / without), the spread of the ratio. */
+    public List<Double> pairRatios() {
+      List<Double> ratios = new ArrayList<>();
+      for (int i = 0; i < withProcessorMillis.size(); i++) {
+        ratios.add(withProcessorMillis.get(i) / withoutProcessorMillis.get(i));
+      }
+      return ratios;
+    }
+
+    public static double median(List<Double> values) {
+      List<Double> sorted = values.stream().sorted().toList();
+      int n = sorted.size();
+      return n % 2 == 1 ? sorted.get(n / 2) : (sorted.get(n / 2 - 1) + sorted.get(n / 2)) / 2;
+    }
+  }
+
+  private CompileBenchmark() {}
+
+  public static Result run(int interfaces, int methods, int warmUps, int repetitions) throws IOException {
+    JavaCompiler javac = ToolProvider.getSystemJavaCompiler();
+    if (javac == null) {
+      throw new IllegalStateException("No system Java compiler: run on a JDK, not a JRE");
+    }
+    Path root = Files.createTempDirectory("idem-compile-bench");
+    try {
+      List<Path> sources = SourceTree.write(root.resolve("src"), interfaces, methods);
+      String classPath = System.getProperty("java.class.path");
+      List<Double> without = new ArrayList<>();
+      List<Double> with = new ArrayList<>();
+      int generated = 0;
+      for (int i = 0; i < warmUps + repetitions; i++) {
+        boolean measured = i >= warmUps;
+        // Alternate the order so that neither variant always runs on a JIT or GC state the other left behind.
+        boolean processorFirst = i % 2 == 1;
+        for (int variant = 0; variant < 2; variant++) {
+          boolean processor = (variant == 0) == processorFirst;
+          Path out = root.resolve("out-" + i + (processor ? "-with" : "-without"));
+          double millis = compile(javac, sources, classPath, out, processor);
+          if (processor) {
+            generated = countFiles(out.resolve("generated"));
+          }
+          if (measured) {
+            (processor ? with : without).add(millis);
+          }
+          delete(out);
+        }
+      }
+      return new Result(interfaces, methods, warmUps, without, with, generated);
+    } finally {
+      delete(root);
+    }
+  }
+
+  private static double compile(JavaCompiler javac, List<Path> sources, String classPath, Path out,
+      boolean processor) throws IOException {
+    Path classes = Files.createDirectories(out.resolve("classes"));
+    Path generated = Files.createDirectories(out.resolve("generated"));
+    List<String> options = new ArrayList<>(List.of(
+        "--release", "17", "-nowarn", "-Xlint:none", "-d", classes.toString(), "-s", generated.toString(),
+        "-classpath", classPath, "-implicit:none"));
+    if (processor) {
+      options.addAll(List.of("-processor", "dev.idem.processor.IdemProcessor", "-processorpath", classPath));
+    } else {
+      options.add("-proc:none");
+    }
+    StringWriter diagnostics = new StringWriter();
+    long start = System.nanoTime();
+    try (StandardJavaFileManager files = javac.getStandardFileManager(null, null, null)) {
+      Iterable<? extends JavaFileObject> units = files.getJavaFileObjectsFromPaths(sources);
+      boolean ok = javac.getTask(diagnostics, files, null, options, null, units).call();
+      double millis = (System.nanoTime() - start) / 1e6;
+      if (!ok) {
+        throw new IllegalStateException("Compilation failed (processor " + processor + "):\n" + diagnostics);
+      }
+      return millis;
+    }
+  }
+
+  private static int countFiles(Path directory) throws IOException {
+    try (Stream<Path> files = Files.walk(directory)) {
+      return (int) files.filter(p -> p.toString().endsWith(".java")).count();
+    }
+  }
+
+  private static void delete(Path path) throws IOException {
+    if (!Files.exists(path)) {
+      return;
+    }
+    try (Stream<Path> files = Files.walk(path)) {
+      for (Path p : files.sorted(Comparator.reverseOrder()).toList()) {
+        Files.delete(p);
+      }
+    }
+  }
+}

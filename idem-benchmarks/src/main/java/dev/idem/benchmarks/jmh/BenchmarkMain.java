@@ -1,0 +1,193 @@
+package dev.idem.benchmarks.jmh;
+
+import dev.idem.benchmarks.compile.CompileBenchmark;
+import dev.idem.benchmarks.report.Figure;
+import dev.idem.benchmarks.report.MachineInfo;
+import dev.idem.benchmarks.report.MarkdownReport;
+import dev.idem.benchmarks.report.ReportInput;
+import dev.idem.benchmarks.report.ReportInput.DatabaseDescription;
+import dev.idem.benchmarks.report.ReportInput.JmhSettings;
+import java.io.IOException;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.sql.Connection;
+import java.sql.ResultSet;
+import java.sql.SQLException;
+import java.sql.Statement;
+import java.time.Duration;
+import java.time.Instant;
+import java.time.temporal.ChronoUnit;
+import java.util.ArrayList;
+import java.util.Arrays;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.concurrent.TimeUnit;
+import java.util.stream.Collectors;
+import org.openjdk.jmh.results.RunResult;
+import org.openjdk.jmh.runner.Runner;
+import org.openjdk.jmh.runner.RunnerException;
+import org.openjdk.jmh.runner.options.ChainedOptionsBuilder;
+import org.openjdk.jmh.runner.options.OptionsBuilder;
+import org.openjdk.jmh.runner.options.TimeValue;
+
+/**
+ * The whole suite in one JVM: statement counts, the compile-time benchmark, then JMH over every operation,
+ * database and thread count, and finally the Markdown report. System properties:
+ * <ul>
+ *   <li>{@code bench.quick=true}: a smoke run of a few minutes (short iterations, fewer compile rounds);
+ *   <li>{@code bench.databases}: which of H2, PostgreSQL, MariaDB (unreachable servers are left out, noted);
+ *   <li>{@code bench.operations}: a subset of the {@link IdemBenchmarks} method names, for development;
+ *   <li>{@code bench.report}: where to write the report.
+ * </ul>
+ */
+public final class BenchmarkMain {
+
+  static final String COMMAND = "mvn -q -Pbench -pl idem-benchmarks -am verify -DskipTests -Dbench.run=jmh";
+  private static final List<Integer> THREADS = List.of(1, 8);
+  private static final List<String> FORK_JVM_ARGS = List.of("-Xms1g", "-Xmx1g");
+
+  private BenchmarkMain() {}
+
+  public static void main(String[] args) throws Exception {
+    boolean quick = Boolean.getBoolean("bench.quick");
+    // A quick run never overwrites the committed report.
+    Path report = Path.of(quick
+        ? System.getProperty("bench.quickReport", "target/BENCHMARKS-quick.md")
+        : System.getProperty("bench.report", "BENCHMARKS.md")).toAbsolutePath().normalize();
+    Instant started = Instant.now().truncatedTo(ChronoUnit.SECONDS);
+    List<String> load = new ArrayList<>();
+    load.add("start " + MachineInfo.loadAverage());
+
+    List<Database> databases = new ArrayList<>();
+    List<String> skipped = new ArrayList<>();
+    for (String name : System.getProperty("bench.databases", "H2,PostgreSQL,MariaDB").split(",")) {
+      Database database = Database.of(name);
+      String reason = BenchDatabase.unreachableReason(database);
+      if (reason == null) {
+        databases.add(database);
+      } else {
+        System.err.println("*** Leaving out " + reason);
+        skipped.add(reason);
+      }
+    }
+
+    List<DatabaseDescription> descriptions = new ArrayList<>();
+    Map<String, Map<Operation, StatementCounter.PerCall>> counts = new LinkedHashMap<>();
+    for (Database database : databases) {
+      descriptions.add(describe(database));
+      System.out.println("Counting JDBC calls on " + database.displayName());
+      counts.put(database.displayName(), StatementCounter.count(database));
+    }
+
+    System.out.println("Compile-time benchmark");
+    CompileBenchmark.Result compile = quick
+        ? CompileBenchmark.run(200, 5, 1, 2)
+        : CompileBenchmark.run(200, 5, 3, 8);
+    load.add("after compiling " + MachineInfo.loadAverage());
+
+    JmhSettings settings = quick
+        ? new JmhSettings(1, 1, "500 ms", 2, "500 ms", THREADS, FORK_JVM_ARGS, BenchDatabase.POOL_SIZE)
+        : new JmhSettings(1, 4, "1 s", 8, "1 s", THREADS, FORK_JVM_ARGS, BenchDatabase.POOL_SIZE);
+    List<Figure> figures = new ArrayList<>();
+    if (!databases.isEmpty()) {
+      for (int threads : THREADS) {
+        figures.addAll(runJmh(settings, databases, threads, quick));
+        load.add("after " + threads + "-thread runs " + MachineInfo.loadAverage());
+      }
+    }
+
+    Duration took = Duration.between(started, Instant.now().truncatedTo(ChronoUnit.SECONDS));
+    String command = COMMAND + (quick ? " -Dbench.quick=true" : "");
+    String markdown = MarkdownReport.render(new ReportInput(command, quick, gitCommit(), started, took, load,
+        descriptions, skipped, settings, figures, counts, compile));
+    Files.createDirectories(report.getParent());
+    Files.writeString(report, markdown);
+    System.out.println(markdown);
+    System.out.println("Report written to " + report);
+  }
+
+  private static List<Figure> runJmh(JmhSettings settings, List<Database> databases, int threads, boolean quick)
+      throws RunnerException {
+    String operations = System.getProperty("bench.operations", "").isBlank()
+        ? Arrays.stream(Operation.values()).map(Operation::method).collect(Collectors.joining(","))
+        : System.getProperty("bench.operations").strip();
+    ChainedOptionsBuilder options = new OptionsBuilder()
+        .include(IdemBenchmarks.class.getName() + "\\.(" + operations.replace(',', '|') + ")$")
+        .param("database", databases.stream().map(Database::displayName).toArray(String[]::new))
+        .forks(settings.forks())
+        .threads(threads)
+        .warmupIterations(settings.warmupIterations())
+        .warmupTime(quick ? TimeValue.milliseconds(500) : TimeValue.seconds(1))
+        .measurementIterations(settings.measurementIterations())
+        .measurementTime(quick ? TimeValue.milliseconds(500) : TimeValue.seconds(1))
+        .timeUnit(TimeUnit.SECONDS)
+        .jvmArgs(settings.jvmArgs().toArray(String[]::new))
+        .shouldFailOnError(true);
+    List<Figure> figures = new ArrayList<>();
+    for (RunResult result : new Runner(options.build()).run()) {
+      figures.add(new Figure(
+          result.getParams().getBenchmark().substring(result.getParams().getBenchmark().lastIndexOf('.') + 1),
+          result.getParams().getParam("database"),
+          result.getParams().getThreads(),
+          result.getPrimaryResult().getScore(),
+          result.getPrimaryResult().getScoreError()));
+    }
+    return figures;
+  }
+
+  /** The version and the settings that decide what a commit costs. */
+  private static DatabaseDescription describe(Database database) throws SQLException {
+    try (BenchDatabase db = BenchDatabase.open(database);
+        Connection connection = db.dataSource().getConnection();
+        Statement statement = connection.createStatement()) {
+      String version = connection.getMetaData().getDatabaseProductName() + " "
+          + connection.getMetaData().getDatabaseProductVersion();
+      List<String> settings = new ArrayList<>();
+      switch (database) {
+        case H2 -> {
+          settings.add("embedded, file-backed (`jdbc:h2:file:` in the temp directory), default durability: "
+              + "commits are written to the file by the MVStore (WRITE_DELAY "
+              + query(statement, "SELECT SETTING_VALUE FROM INFORMATION_SCHEMA.SETTINGS WHERE SETTING_NAME = 'WRITE_DELAY'")
+              + " ms), no fsync per commit");
+        }
+        case POSTGRESQL -> {
+          for (String name : List.of("synchronous_commit", "fsync", "wal_sync_method", "full_page_writes",
+              "shared_buffers", "max_connections")) {
+            settings.add(name + " = " + query(statement, "SHOW " + name));
+          }
+          settings.add("TCP on 127.0.0.1");
+        }
+        case MARIADB -> {
+          for (String name : List.of("innodb_flush_log_at_trx_commit", "sync_binlog", "log_bin",
+              "innodb_buffer_pool_size", "tx_isolation")) {
+            settings.add(name + " = " + query(statement, "SELECT @@" + name));
+          }
+          settings.add("TCP on 127.0.0.1");
+        }
+      }
+      return new DatabaseDescription(database.displayName(), version, db.url(), settings);
+    }
+  }
+
+  private static String query(Statement statement, String sql) {
+    try (ResultSet rs = statement.executeQuery(sql)) {
+      return rs.next() ? rs.getString(1) : "?";
+    } catch (SQLException e) {
+      return "? (" + e.getMessage() + ")";
+    }
+  }
+
+  private static String gitCommit() {
+    try {
+      Process git = new ProcessBuilder("git", "rev-parse", "--short", "HEAD").redirectErrorStream(true).start();
+      String out = new String(git.getInputStream().readAllBytes()).strip();
+      return git.waitFor() == 0 ? out : "unknown";
+    } catch (IOException e) {
+      return "unknown";
+    } catch (InterruptedException e) {
+      Thread.currentThread().interrupt();
+      return "unknown";
+    }
+  }
+}

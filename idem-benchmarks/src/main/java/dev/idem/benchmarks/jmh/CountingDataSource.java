@@ -1,0 +1,142 @@
+package dev.idem.benchmarks.jmh;
+
+import java.io.PrintWriter;
+import java.lang.reflect.InvocationHandler;
+import java.lang.reflect.InvocationTargetException;
+import java.lang.reflect.Method;
+import java.lang.reflect.Proxy;
+import java.sql.CallableStatement;
+import java.sql.Connection;
+import java.sql.PreparedStatement;
+import java.sql.SQLException;
+import java.sql.SQLFeatureNotSupportedException;
+import java.sql.Statement;
+import java.util.concurrent.atomic.LongAdder;
+import java.util.logging.Logger;
+import javax.sql.DataSource;
+
+/**
+ * Counts what the code above the pool asks of JDBC: statements executed, and separately the transaction calls
+ * (commit, rollback, setSavepoint, releaseSavepoint, setAutoCommit). Used only by the counting pass, never
+ * while timing, so its proxies cost the benchmarks nothing.
+ */
+final class CountingDataSource implements DataSource {
+
+  /** A snapshot of the counters. */
+  record Counts(long connections, long statements, long commits, long rollbacks, long savepoints,
+      long autoCommitChanges) {
+
+    Counts minus(Counts earlier) {
+      return new Counts(connections - earlier.connections, statements - earlier.statements,
+          commits - earlier.commits, rollbacks - earlier.rollbacks, savepoints - earlier.savepoints,
+          autoCommitChanges - earlier.autoCommitChanges);
+    }
+  }
+
+  private final DataSource target;
+  private final LongAdder connections = new LongAdder();
+  private final LongAdder statements = new LongAdder();
+  private final LongAdder commits = new LongAdder();
+  private final LongAdder rollbacks = new LongAdder();
+  private final LongAdder savepoints = new LongAdder();
+  private final LongAdder autoCommitChanges = new LongAdder();
+
+  CountingDataSource(DataSource target) {
+    this.target = target;
+  }
+
+  Counts counts() {
+    return new Counts(connections.sum(), statements.sum(), commits.sum(), rollbacks.sum(), savepoints.sum(),
+        autoCommitChanges.sum());
+  }
+
+  @Override
+  public Connection getConnection() throws SQLException {
+    return counted(target.getConnection());
+  }
+
+  @Override
+  public Connection getConnection(String username, String password) throws SQLException {
+    return counted(target.getConnection(username, password));
+  }
+
+  private Connection counted(Connection connection) {
+    connections.increment();
+    return (Connection) proxy(Connection.class, connection);
+  }
+
+  private Object proxy(Class<?> type, Object delegate) {
+    InvocationHandler handler = (proxy, method, args) -> {
+      count(method.getName());
+      Object result = invoke(delegate, method, args);
+      if (result instanceof CallableStatement) {
+        return proxy(CallableStatement.class, result);
+      }
+      if (result instanceof PreparedStatement) {
+        return proxy(PreparedStatement.class, result);
+      }
+      if (result instanceof Statement) {
+        return proxy(Statement.class, result);
+      }
+      return result;
+    };
+    return Proxy.newProxyInstance(getClass().getClassLoader(), new Class<?>[] {type}, handler);
+  }
+
+  private void count(String method) {
+    if (method.startsWith("execute")) {
+      statements.increment();
+    } else {
+      switch (method) {
+        case "commit" -> commits.increment();
+        case "rollback" -> rollbacks.increment();
+        case "setSavepoint", "releaseSavepoint" -> savepoints.increment();
+        case "setAutoCommit" -> autoCommitChanges.increment();
+        default -> { }
+      }
+    }
+  }
+
+  private static Object invoke(Object target, Method method, Object[] args) throws Throwable {
+    try {
+      return method.invoke(target, args);
+    } catch (InvocationTargetException e) {
+      throw e.getCause();
+    }
+  }
+
+  @Override
+  public PrintWriter getLogWriter() throws SQLException {
+    return target.getLogWriter();
+  }
+
+  @Override
+  public void setLogWriter(PrintWriter out) throws SQLException {
+    target.setLogWriter(out);
+  }
+
+  @Override
+  public void setLoginTimeout(int seconds) throws SQLException {
+    target.setLoginTimeout(seconds);
+  }
+
+  @Override
+  public int getLoginTimeout() throws SQLException {
+    return target.getLoginTimeout();
+  }
+
+  @Override
+  public Logger getParentLogger() throws SQLFeatureNotSupportedException {
+    return target.getParentLogger();
+  }
+
+  @Override
+  public <T> T unwrap(Class<T> iface) throws SQLException {
+    return target.unwrap(iface);
+  }
+
+  @Override
+  public boolean isWrapperFor(Class<?> iface) throws SQLException {
+    return target.isWrapperFor(iface);
+  }
+}

@@ -1,0 +1,143 @@
+package dev.idem.benchmarks.jmh;
+
+import dev.idem.benchmarks.jmh.BenchOrders.OrderReceipt;
+import dev.idem.benchmarks.jmh.BenchOrders.PlaceOrder;
+import java.sql.Connection;
+import java.sql.PreparedStatement;
+import java.sql.ResultSet;
+import java.sql.SQLException;
+import javax.sql.DataSource;
+
+/**
+ * The pattern practitioners write by hand, as a careful engineer writes it for each database: claim the request key
+ * in a unique-key table together with the response, make the business write, commit; on a duplicate, read the
+ * earlier response back. One transaction, two statements on a first execution. What it leaves out compared with
+ * idem: no payload fingerprint (a reused key with another payload silently replays), no retention, no JSON.
+ */
+abstract class HandWrittenOrders {
+
+  private final DataSource dataSource;
+
+  HandWrittenOrders(DataSource dataSource) {
+    this.dataSource = dataSource;
+  }
+
+  static HandWrittenOrders forDatabase(Database database, DataSource dataSource) {
+    return switch (database) {
+      case POSTGRESQL -> new Postgres(dataSource);
+      case MARIADB -> new MariaDb(dataSource);
+      case H2 -> new H2(dataSource);
+    };
+  }
+
+  OrderReceipt placeOrder(String requestKey, PlaceOrder order) throws SQLException {
+    try (Connection connection = dataSource.getConnection()) {
+      connection.setAutoCommit(false);
+      try {
+        OrderReceipt receipt = claim(connection, requestKey, order)
+            ? insertOrder(connection, order)
+            : readEarlier(connection, requestKey);
+        connection.commit();
+        return receipt;
+      } catch (SQLException | RuntimeException e) {
+        connection.rollback();
+        throw e;
+      } finally {
+        // Leave the connection as the pool handed it out, whichever pool that is.
+        connection.setAutoCommit(true);
+      }
+    }
+  }
+
+  /** @return true if this transaction inserted the key, false if it was there already */
+  abstract boolean claim(Connection connection, String requestKey, PlaceOrder order) throws SQLException;
+
+  String selectEarlierSql() {
+    return "SELECT order_id, total_cents FROM request_keys WHERE request_key = ?";
+  }
+
+  static boolean insertKey(Connection connection, String sql, String requestKey, PlaceOrder order)
+      throws SQLException {
+    try (PreparedStatement insert = connection.prepareStatement(sql)) {
+      insert.setString(1, requestKey);
+      insert.setLong(2, order.orderId());
+      insert.setLong(3, order.totalCents());
+      insert.setLong(4, System.currentTimeMillis());
+      return insert.executeUpdate() == 1;
+    }
+  }
+
+  private static OrderReceipt insertOrder(Connection connection, PlaceOrder order) throws SQLException {
+    OrderRows.insert(connection, order);
+    return new OrderReceipt(order.orderId(), order.totalCents());
+  }
+
+  private OrderReceipt readEarlier(Connection connection, String requestKey) throws SQLException {
+    try (PreparedStatement select = connection.prepareStatement(selectEarlierSql())) {
+      select.setString(1, requestKey);
+      try (ResultSet row = select.executeQuery()) {
+        if (!row.next()) {
+          throw new IllegalStateException("Key " + requestKey + " conflicted but is gone");
+        }
+        return new OrderReceipt(row.getLong(1), row.getLong(2));
+      }
+    }
+  }
+
+  private static final class Postgres extends HandWrittenOrders {
+    private static final String CLAIM = "INSERT INTO request_keys (request_key, order_id, total_cents, created_at)"
+        + " VALUES (?, ?, ?, ?) ON CONFLICT (request_key) DO NOTHING";
+
+    Postgres(DataSource dataSource) {
+      super(dataSource);
+    }
+
+    @Override
+    boolean claim(Connection connection, String requestKey, PlaceOrder order) throws SQLException {
+      // A duplicate-key error would abort the whole PostgreSQL transaction; DO NOTHING reports 0 rows instead.
+      return insertKey(connection, CLAIM, requestKey, order);
+    }
+  }
+
+  private static final class MariaDb extends HandWrittenOrders {
+    private static final String CLAIM = "INSERT IGNORE INTO request_keys (request_key, order_id, total_cents,"
+        + " created_at) VALUES (?, ?, ?, ?)";
+
+    MariaDb(DataSource dataSource) {
+      super(dataSource);
+    }
+
+    @Override
+    boolean claim(Connection connection, String requestKey, PlaceOrder order) throws SQLException {
+      return insertKey(connection, CLAIM, requestKey, order);
+    }
+
+    @Override
+    String selectEarlierSql() {
+      // Under REPEATABLE READ a plain read could use a snapshot older than the competing commit.
+      return super.selectEarlierSql() + " LOCK IN SHARE MODE";
+    }
+  }
+
+  private static final class H2 extends HandWrittenOrders {
+    private static final String CLAIM = "INSERT INTO request_keys (request_key, order_id, total_cents, created_at)"
+        + " VALUES (?, ?, ?, ?)";
+
+    H2(DataSource dataSource) {
+      super(dataSource);
+    }
+
+    @Override
+    boolean claim(Connection connection, String requestKey, PlaceOrder order) throws SQLException {
+      // H2 rolls back only the failed statement, so the duplicate can be caught and the transaction goes on.
+      try {
+        return insertKey(connection, CLAIM, requestKey, order);
+      } catch (SQLException e) {
+        if ("23505".equals(e.getSQLState())) {
+          return false;
+        }
+        throw e;
+      }
+    }
+  }
+}

@@ -1,0 +1,40 @@
+package dev.idem.benchmarks.jmh;
+
+/** The benchmarked operations in report order; {@link #method} is the {@link IdemBenchmarks} method. */
+public enum Operation {
+  DB_LIMIT("dbLimit", "database limit: held connection, prepared INSERT + commit"),
+  PLAIN("plain", "(1) plain INSERT in its own transaction (pooled)"),
+  HAND_WRITTEN("handWritten", "(2) hand-written unique-key pattern"),
+  IDEM_TRANSACTIONAL("idemTransactional", "(3) idem TRANSACTIONAL, first execution, stores a result"),
+  IDEM_TRANSACTIONAL_VOID("idemTransactionalVoid", "(3) idem TRANSACTIONAL, first execution, void"),
+  IDEM_REPLAY("idemReplay", "(5) idem replay of a completed key, no cache"),
+  TRANSITION_APPLIED("transitionApplied", "(6) idem state transition applied"),
+  TRANSITION_REPEATED("transitionRepeated", "(6) idem state transition repeated");
+
+  private final String method;
+  private final String label;
+
+  Operation(String method, String label) {
+    this.method = method;
+    this.label = label;
+  }
+
+  public String method() {
+    return method;
+  }
+
+  public String label() {
+    return label;
+  }
+
+  /** @return the operation whose benchmark method ends {@code benchmarkName}, or null */
+  public static Operation ofBenchmark(String benchmarkName) {
+    String method = benchmarkName.substring(benchmarkName.lastIndexOf('.') + 1);
+    for (Operation operation : values()) {
+      if (operation.method.equals(method)) {
+        return operation;
+      }
+    }
+    return null;
+  }
+}

@@ -1,0 +1,187 @@
+package dev.idem.benchmarks.jmh;
+
+import dev.idem.benchmarks.jmh.BenchOrders.OrderReceipt;
+import dev.idem.benchmarks.jmh.BenchOrders.PlaceOrder;
+import dev.idem.runtime.IdemRuntime;
+import dev.idem.runtime.TransitionResult;
+import java.sql.Connection;
+import java.sql.PreparedStatement;
+import java.sql.SQLException;
+import javax.sql.DataSource;
+
+/**
+ * Every benchmarked operation on one database, written once and used both by the JMH benchmarks and by the
+ * statement counter, so that the counts describe exactly the code that is timed.
+ */
+final class Operations {
+
+  /** Completed keys per thread index that replay benchmarks cycle through. */
+  static final int REPLAY_KEYS_PER_THREAD = 256;
+  static final int MAX_THREADS = BenchDatabase.POOL_SIZE;
+
+  private final DataSource dataSource;
+  private final IdemRuntime runtime;
+  private final BenchOrders orders;
+  private final HandWrittenOrders handWritten;
+  private final InvoiceFlow invoices;
+
+  Operations(Database database, DataSource dataSource) {
+    this.dataSource = dataSource;
+    this.runtime = IdemRuntime.builder().dataSource(dataSource).build();
+    this.orders = new BenchOrders_Idempotent(new JdbcBenchOrders(runtime), runtime);
+    this.handWritten = HandWrittenOrders.forDatabase(database, dataSource);
+    this.invoices = new InvoiceFlow_Idempotent(runtime);
+  }
+
+  /** Creates idem's tables; once per database. */
+  void createSchema() {
+    runtime.createSchema();
+  }
+
+  // ---- The payloads: the same shape for every operation; the order id makes each first execution unique.
+
+  static PlaceOrder order(long orderId) {
+    return new PlaceOrder(orderId, "customer-42", "SKU-1001", 2, 1999);
+  }
+
+  /** A fresh key and order id per call: thread index and a per-thread counter (the database is new per run). */
+  static String freshKey(int threadIndex, long counter) {
+    return "t" + threadIndex + "-" + counter;
+  }
+
+  static long freshOrderId(int threadIndex, long counter) {
+    return (threadIndex + 1L) * 1_000_000_000_000L + counter;
+  }
+
+  static String replayKey(int threadIndex, long counter) {
+    return "r" + threadIndex + "-" + (counter % REPLAY_KEYS_PER_THREAD);
+  }
+
+  static long replayOrderId(int threadIndex, long counter) {
+    return 9_000_000_000_000_000L + threadIndex * (long) REPLAY_KEYS_PER_THREAD + counter % REPLAY_KEYS_PER_THREAD;
+  }
+
+  // ---- (0) The database's own limit: a held connection, a held prepared INSERT, commit.
+
+  ThinWriter thinWriter() throws SQLException {
+    return new ThinWriter(dataSource.getConnection());
+  }
+
+  /** The thinnest JDBC write: nothing but executeUpdate and commit per operation. */
+  static final class ThinWriter implements AutoCloseable {
+    private final Connection connection;
+    private final PreparedStatement insert;
+
+    ThinWriter(Connection connection) throws SQLException {
+      this.connection = connection;
+      connection.setAutoCommit(false);
+      this.insert = connection.prepareStatement(OrderRows.INSERT);
+    }
+
+    void write(PlaceOrder order) throws SQLException {
+      OrderRows.bind(insert, order);
+      insert.executeUpdate();
+      connection.commit();
+    }
+
+    @Override
+    public void close() throws SQLException {
+      insert.close();
+      connection.setAutoCommit(true);
+      connection.close();
+    }
+  }
+
+  // ---- (1) plain: the business INSERT in its own transaction, through the pool, no idempotency.
+
+  void plain(PlaceOrder order) throws SQLException {
+    try (Connection connection = dataSource.getConnection()) {
+      connection.setAutoCommit(false);
+      try {
+        OrderRows.insert(connection, order);
+        connection.commit();
+      } catch (SQLException | RuntimeException e) {
+        connection.rollback();
+        throw e;
+      } finally {
+        connection.setAutoCommit(true);
+      }
+    }
+  }
+
+  // ---- (2) the hand-written pattern.
+
+  OrderReceipt handWritten(String key, PlaceOrder order) throws SQLException {
+    return handWritten.placeOrder(key, order);
+  }
+
+  // ---- (3) idem TRANSACTIONAL through the generated wrapper, with a stored result and void.
+
+  OrderReceipt idemTransactional(String key, PlaceOrder order) {
+    return orders.placeOrder(key, order);
+  }
+
+  void idemTransactionalVoid(String key, PlaceOrder order) {
+    orders.recordOrder(key, order);
+  }
+
+  // ---- (5) replays of completed keys.
+
+  /** Completes {@link #REPLAY_KEYS_PER_THREAD} keys per thread index, one transaction per thread index. */
+  void completeReplayKeys() {
+    for (int thread = 0; thread < MAX_THREADS; thread++) {
+      int threadIndex = thread;
+      runtime.runInTransaction(connection -> {
+        for (int i = 0; i < REPLAY_KEYS_PER_THREAD; i++) {
+          orders.placeOrder(replayKey(threadIndex, i), order(replayOrderId(threadIndex, i)));
+        }
+      });
+    }
+  }
+
+  OrderReceipt idemReplay(String key, PlaceOrder order) {
+    return orders.placeOrder(key, order);
+  }
+
+  // ---- (6) state transitions: one row per thread moved back and forth (applied), one left PAID (repeated).
+
+  static long movingInvoice(int threadIndex) {
+    return threadIndex + 1L;
+  }
+
+  static long paidInvoice(int threadIndex) {
+    return 1000L + threadIndex;
+  }
+
+  void createInvoices(int threadIndex) throws SQLException {
+    try (Connection connection = dataSource.getConnection();
+        PreparedStatement insert = connection.prepareStatement(
+            "INSERT INTO bench_invoices (id, status, version) VALUES (?, ?, 0)")) {
+      insert.setLong(1, movingInvoice(threadIndex));
+      insert.setString(2, "OPEN");
+      insert.executeUpdate();
+      insert.setLong(1, paidInvoice(threadIndex));
+      insert.setString(2, "PAID");
+      insert.executeUpdate();
+    }
+  }
+
+  /** Pays the thread's invoice on even calls and reopens it on odd ones: every call applies a transition. */
+  TransitionResult transitionApplied(int threadIndex, long counter) {
+    long id = movingInvoice(threadIndex);
+    TransitionResult result = (counter & 1) == 0 ? invoices.pay(id) : invoices.reopen(id);
+    if (result != TransitionResult.APPLIED) {
+      throw new IllegalStateException("expected APPLIED, got " + result);
+    }
+    return result;
+  }
+
+  /** Pays an invoice that is paid already: a repeated callback. */
+  TransitionResult transitionRepeated(int threadIndex) {
+    TransitionResult result = invoices.pay(paidInvoice(threadIndex));
+    if (result != TransitionResult.ALREADY_APPLIED) {
+      throw new IllegalStateException("expected ALREADY_APPLIED, got " + result);
+    }
+    return result;
+  }
+}

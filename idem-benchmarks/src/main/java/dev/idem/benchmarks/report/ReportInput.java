@@ -1,0 +1,32 @@
+package dev.idem.benchmarks.report;
+
+import dev.idem.benchmarks.compile.CompileBenchmark;
+import dev.idem.benchmarks.jmh.Operation;
+import dev.idem.benchmarks.jmh.StatementCounter.PerCall;
+import java.time.Duration;
+import java.time.Instant;
+import java.util.List;
+import java.util.Map;
+
+/** Everything one run measured and the conditions it ran under; rendered by {@link MarkdownReport}. */
+public record ReportInput(
+    String command,
+    boolean quick,
+    String commit,
+    Instant started,
+    Duration took,
+    List<String> loadSamples,
+    List<DatabaseDescription> databases,
+    List<String> skippedDatabases,
+    JmhSettings jmh,
+    List<Figure> figures,
+    Map<String, Map<Operation, PerCall>> counts,
+    CompileBenchmark.Result compile) {
+
+  /** A database as the run found it: version and the settings that decide commit cost. */
+  public record DatabaseDescription(String name, String version, String url, List<String> settings) {}
+
+  /** The JMH options of the run. */
+  public record JmhSettings(int forks, int warmupIterations, String warmupTime, int measurementIterations,
+      String measurementTime, List<Integer> threads, List<String> jvmArgs, int poolSize) {}
+}
