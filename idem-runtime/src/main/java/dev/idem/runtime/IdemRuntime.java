@@ -24,7 +24,11 @@ import javax.sql.DataSource;
 /**
  * Executes idempotent commands: the first call with a key runs the command's body and records its
  * result in the same database transaction as the body's own writes; later calls with the same key
- * and payload replay the recorded result without running the body.
+ * and payload replay the recorded result without running the body. {@code CLAIM} commands, whose
+ * effects leave the database, commit a leased claim before the body runs instead (see
+ * {@link ClaimExecutor}); {@code replayOn} failures are recorded and replayed like results in both
+ * modes. Committed completed records are kept in a bounded in-memory cache, so that most retries
+ * need no database round trip.
  *
  * <p>Generated code calls {@link #execute}; application code uses {@link #inTransaction},
  * {@link #currentConnection()} and {@link #afterCommit(Runnable)} for its own writes, and
