@@ -67,6 +67,10 @@ final class ServiceGenerator extends SourceFileGenerator<ServiceModel> {
         .addJavadoc("\n<p>Each {@code @IdempotentCommand} method runs once per key and replays its first result to"
             + " every retry;\nthe other methods are forwarded to the delegate unchanged. Do not edit: changes are"
             + " lost on the next build.\n");
+    if (!model.transitionsByEntity().isEmpty()) {
+      type.addJavadoc("\n<p>Each {@code @StateTransition} method moves its entity with one guarded update of its"
+          + " own;\nit calls no delegate.\n");
+    }
 
     Set<String> fieldNames = new HashSet<>();
     boolean needsNoPayload = false;
@@ -77,6 +81,12 @@ final class ServiceGenerator extends SourceFileGenerator<ServiceModel> {
         type.addField(commandSpec(command, specName));
         needsNoPayload |= command.payloadParameters().isEmpty();
         methods.add(commandMethod(model, command, specName));
+      } else if (method instanceof TransitionMethod transition) {
+        String specName = uniqueConstantName(transition.method().getSimpleName().toString(), fieldNames);
+        type.addField(TransitionWriter.spec(transition, specName));
+        MethodSpec.Builder builder = MethodSpec.overriding(transition.method(), model.declaredType(), types);
+        TransitionWriter.method(builder, transition, specName, field(transition, RUNTIME));
+        methods.add(builder.build());
       } else if (method instanceof ForwardedMethod forwarded) {
         methods.add(forwardedMethod(model, forwarded));
       }

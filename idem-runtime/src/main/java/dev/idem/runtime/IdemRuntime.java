@@ -57,6 +57,7 @@ public final class IdemRuntime {
   private final CompletedRecordCache cache;
   private final ThreadLocal<Transaction> current = new ThreadLocal<>();
   private final ClaimExecutor claims;
+  private final Transitions transitions;
 
   private final String claimSql;
   private final String selectSql;
@@ -81,6 +82,7 @@ public final class IdemRuntime {
     this.storeResultSql = "UPDATE " + tableName + " SET result = ?, error_type = ? WHERE scope = ? AND idem_key = ?";
     this.purgeSql = dialect.purgeSql(tableName);
     this.claims = new ClaimExecutor(dataSource, dialect, tableName, results, clock, listener, cache, current);
+    this.transitions = new Transitions(this, builder.clock, builder.transitionListener, builder.logTransitions);
   }
 
   /** @return a builder; {@link Builder#dataSource(DataSource)} is required */
@@ -91,6 +93,11 @@ public final class IdemRuntime {
   /** @return the dialect in use */
   public Dialect dialect() {
     return dialect;
+  }
+
+  /** @return what generated {@code @StateTransition} methods share (log, listener, outcome decisions) */
+  public Transitions transitions() {
+    return transitions;
   }
 
   /** @return the name of the table holding the records */
@@ -619,7 +626,8 @@ public final class IdemRuntime {
   /**
    * Creates the table and its expiry index if they do not exist; safe to call repeatedly. Runs the
    * dialect's DDL resource ({@code dev/idem/runtime/schema/<dialect>.sql}) with the table name
-   * substituted. Production systems may prefer to run that resource through Flyway or Liquibase.
+   * substituted, and the transition log ({@code schema/transition-log-<dialect>.sql}). Production
+   * systems may prefer to run those resources through Flyway or Liquibase.
    *
    * @throws IdempotencyStoreException if the DDL fails
    */
@@ -628,6 +636,10 @@ public final class IdemRuntime {
     try (Connection connection = dataSource.getConnection();
         Statement statement = connection.createStatement()) {
       for (String sql : statements(ddl)) {
+        statement.execute(sql);
+      }
+      // The transition log of @StateTransition methods (idem_transition_log), created alongside.
+      for (String sql : Transitions.schema(dialect)) {
         statement.execute(sql);
       }
       if (!connection.getAutoCommit()) {
@@ -732,6 +744,8 @@ public final class IdemRuntime {
     private IdempotencyListener listener = IdempotencyListener.NO_OP;
     private boolean resultCacheEnabled = true;
     private int resultCacheSize = DEFAULT_RESULT_CACHE_SIZE;
+    private TransitionListener transitionListener = TransitionListener.NO_OP;
+    private boolean logTransitions;
 
     private Builder() {}
 
@@ -861,6 +875,29 @@ public final class IdemRuntime {
      */
     public Builder listener(IdempotencyListener listener) {
       this.listener = Objects.requireNonNull(listener, "listener");
+      return this;
+    }
+
+    /**
+     * Observes {@code @StateTransition} methods: applied, repeated and rejected transitions; default none.
+     *
+     * @param transitionListener the listener
+     * @return this builder
+     */
+    public Builder transitionListener(TransitionListener transitionListener) {
+      this.transitionListener = Objects.requireNonNull(transitionListener, "transitionListener");
+      return this;
+    }
+
+    /**
+     * Records every applied {@code @StateTransition} in the transition log, not only those with {@code log = true};
+     * default false. The log table is created by {@link IdemRuntime#createSchema()}.
+     *
+     * @param logTransitions whether to log all transitions
+     * @return this builder
+     */
+    public Builder logTransitions(boolean logTransitions) {
+      this.logTransitions = logTransitions;
       return this;
     }
 
