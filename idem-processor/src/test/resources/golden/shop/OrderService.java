@@ -2,6 +2,8 @@ package shop;
 
 import dev.idem.IdempotencyKey;
 import dev.idem.IdempotentCommand;
+import dev.idem.InFlight;
+import dev.idem.Mode;
 import java.time.Duration;
 import java.util.List;
 import java.util.Map;
@@ -38,6 +40,15 @@ public interface OrderService {
   /** Parameters named like the generated fields: the generated code must use this.runtime and this.delegate. */
   @IdempotentCommand
   Map<String, Integer> rebuildIndex(@IdempotencyKey long jobId, Duration runtime, String delegate);
+
+  /** CLAIM mode for a payment gateway call; a declined card is a business outcome that every retry gets again. */
+  @IdempotentCommand(mode = Mode.CLAIM, lease = "PT2M", onInFlight = InFlight.WAIT, waitTimeout = "PT5S",
+      replayOn = PaymentDeclinedException.class)
+  Receipt capture(@IdempotencyKey String paymentId, long amountCents) throws PaymentDeclinedException;
+
+  /** CLAIM mode with the defaults (fail fast); two replayed failures, one unchecked and undeclared. */
+  @IdempotentCommand(mode = Mode.CLAIM, replayOn = {OutOfStockException.class, PaymentDeclinedException.class})
+  void ship(@IdempotencyKey UUID shipmentId) throws PaymentDeclinedException;
 
   /** Not annotated: forwarded. */
   Receipt find(String orderId) throws PaymentDeclinedException;

@@ -56,9 +56,16 @@ enum Message {
       "IDEM-012",
       "@IdempotencyKey on parameter %s has no effect because %s is not annotated @IdempotentCommand. Annotate the"
           + " method or remove @IdempotencyKey."),
-  MODE_NOT_SUPPORTED(
-      "IDEM-013",
-      "mode = %s is not supported by this version of idem. Use Mode.TRANSACTIONAL."),
+  // IDEM-013 is retired (it rejected mode = CLAIM before idem supported it); tags are never reused.
+  REPLAY_ON_NOT_THROWN(
+      "IDEM-014",
+      "replayOn lists %s, a checked exception that %s does not declare, so its delegate can never throw it. Add it"
+          + " to the method's throws clause, or remove it from replayOn."),
+  REPLAY_ON_NOT_RECREATABLE(
+      "IDEM-015",
+      "replayOn lists %s, which idem cannot recreate for a retry: %s. Give it a public constructor whose parameters"
+          + " each have a public accessor of the same name and type, e.g. CardDeclinedException(String message,"
+          + " String declineCode) with getMessage() and declineCode()."),
 
   // State transitions (@StateTransition, @EntityId, @ExpectedVersion): IDEM-1xx.
   TRANSITION_NOT_AN_ENTITY(
