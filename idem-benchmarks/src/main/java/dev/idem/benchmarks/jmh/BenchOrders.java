@@ -2,11 +2,13 @@ package dev.idem.benchmarks.jmh;
 
 import dev.idem.IdempotencyKey;
 import dev.idem.IdempotentCommand;
+import dev.idem.Mode;
 
 /**
- * The benchmarked command, as a user would declare it; idem generates {@code BenchOrders_Idempotent}. Both
- * methods make the same business write (one order row): one returns a receipt that idem stores and replays, the
- * other is void, so that the statement counts show what storing a result costs.
+ * The benchmarked command, as a user would declare it; idem generates {@code BenchOrders_Idempotent}. Every
+ * method makes the same business write (one order row): {@code placeOrder} returns a receipt that idem stores and
+ * replays, {@code recordOrder} is void (the statement counts show what storing a result costs), and
+ * {@code placeOrderClaimed} is {@code placeOrder} in CLAIM mode.
  */
 public interface BenchOrders {
 
@@ -24,4 +26,7 @@ public interface BenchOrders {
 
   @IdempotentCommand(scope = "bench.orders.record")
   void recordOrder(@IdempotencyKey String requestId, PlaceOrder command);
+
+  @IdempotentCommand(scope = "bench.orders.claim", mode = Mode.CLAIM)
+  OrderReceipt placeOrderClaimed(@IdempotencyKey String requestId, PlaceOrder command);
 }

@@ -83,7 +83,7 @@ public final class BenchmarkMain {
     System.out.println("Compile-time benchmark");
     CompileBenchmark.Result compile = quick
         ? CompileBenchmark.run(200, 5, 1, 2)
-        : CompileBenchmark.run(200, 5, 3, 8);
+        : CompileBenchmark.run(200, 5, 2, 6);
     load.add("after compiling " + MachineInfo.loadAverage());
 
     JmhSettings settings = quick

@@ -17,25 +17,33 @@ import javax.sql.DataSource;
 
 /**
  * Counts what the code above the pool asks of JDBC: statements executed, and separately the transaction calls
- * (commit, rollback, setSavepoint, releaseSavepoint, setAutoCommit). Used only by the counting pass, never
+ * (commit, rollback, setSavepoint, releaseSavepoint, setAutoCommit) and the statements executed in auto-commit
+ * mode, each of which the database commits on its own. Used only by the counting pass, never
  * while timing, so its proxies cost the benchmarks nothing.
  */
 final class CountingDataSource implements DataSource {
 
   /** A snapshot of the counters. */
-  record Counts(long connections, long statements, long commits, long rollbacks, long savepoints,
-      long autoCommitChanges) {
+  record Counts(long connections, long statements, long autoCommitStatements, long commits, long rollbacks,
+      long savepoints, long autoCommitChanges) {
 
     Counts minus(Counts earlier) {
       return new Counts(connections - earlier.connections, statements - earlier.statements,
-          commits - earlier.commits, rollbacks - earlier.rollbacks, savepoints - earlier.savepoints,
+          autoCommitStatements - earlier.autoCommitStatements, commits - earlier.commits,
+          rollbacks - earlier.rollbacks, savepoints - earlier.savepoints,
           autoCommitChanges - earlier.autoCommitChanges);
     }
+  }
+
+  /** A connection's auto-commit mode as the code above set it, shared with its statements' proxies. */
+  private static final class Mode {
+    volatile boolean autoCommit;
   }
 
   private final DataSource target;
   private final LongAdder connections = new LongAdder();
   private final LongAdder statements = new LongAdder();
+  private final LongAdder autoCommitStatements = new LongAdder();
   private final LongAdder commits = new LongAdder();
   private final LongAdder rollbacks = new LongAdder();
   private final LongAdder savepoints = new LongAdder();
@@ -46,8 +54,8 @@ final class CountingDataSource implements DataSource {
   }
 
   Counts counts() {
-    return new Counts(connections.sum(), statements.sum(), commits.sum(), rollbacks.sum(), savepoints.sum(),
-        autoCommitChanges.sum());
+    return new Counts(connections.sum(), statements.sum(), autoCommitStatements.sum(), commits.sum(),
+        rollbacks.sum(), savepoints.sum(), autoCommitChanges.sum());
   }
 
   @Override
@@ -60,40 +68,48 @@ final class CountingDataSource implements DataSource {
     return counted(target.getConnection(username, password));
   }
 
-  private Connection counted(Connection connection) {
+  private Connection counted(Connection connection) throws SQLException {
     connections.increment();
-    return (Connection) proxy(Connection.class, connection);
+    Mode mode = new Mode();
+    mode.autoCommit = connection.getAutoCommit();
+    return (Connection) proxy(Connection.class, connection, mode);
   }
 
-  private Object proxy(Class<?> type, Object delegate) {
+  private Object proxy(Class<?> type, Object delegate, Mode mode) {
     InvocationHandler handler = (proxy, method, args) -> {
-      count(method.getName());
+      count(method.getName(), args, mode);
       Object result = invoke(delegate, method, args);
       if (result instanceof CallableStatement) {
-        return proxy(CallableStatement.class, result);
+        return proxy(CallableStatement.class, result, mode);
       }
       if (result instanceof PreparedStatement) {
-        return proxy(PreparedStatement.class, result);
+        return proxy(PreparedStatement.class, result, mode);
       }
       if (result instanceof Statement) {
-        return proxy(Statement.class, result);
+        return proxy(Statement.class, result, mode);
       }
       return result;
     };
     return Proxy.newProxyInstance(getClass().getClassLoader(), new Class<?>[] {type}, handler);
   }
 
-  private void count(String method) {
+  private void count(String method, Object[] args, Mode mode) {
     if (method.startsWith("execute")) {
       statements.increment();
-    } else {
-      switch (method) {
-        case "commit" -> commits.increment();
-        case "rollback" -> rollbacks.increment();
-        case "setSavepoint", "releaseSavepoint" -> savepoints.increment();
-        case "setAutoCommit" -> autoCommitChanges.increment();
-        default -> { }
+      if (mode.autoCommit) {
+        autoCommitStatements.increment();
       }
+      return;
+    }
+    switch (method) {
+      case "commit" -> commits.increment();
+      case "rollback" -> rollbacks.increment();
+      case "setSavepoint", "releaseSavepoint" -> savepoints.increment();
+      case "setAutoCommit" -> {
+        autoCommitChanges.increment();
+        mode.autoCommit = (Boolean) args[0];
+      }
+      default -> { }
     }
   }
 

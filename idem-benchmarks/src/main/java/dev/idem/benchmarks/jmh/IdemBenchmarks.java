@@ -132,6 +132,20 @@ public class IdemBenchmarks {
   }
 
   @Benchmark
+  public OrderReceipt idemClaim(Db db, Caller caller) {
+    long n = caller.next();
+    return db.operations.idemClaim(Operations.freshKey(caller.threadIndex, n),
+        Operations.order(Operations.freshOrderId(caller.threadIndex, n)));
+  }
+
+  @Benchmark
+  public OrderReceipt idemReplayCached(Db db, CompletedKeys keys, Caller caller) {
+    long n = caller.next();
+    return db.operations.idemReplayCached(Operations.replayKey(caller.threadIndex, n),
+        Operations.order(Operations.replayOrderId(caller.threadIndex, n)));
+  }
+
+  @Benchmark
   public OrderReceipt idemReplay(Db db, CompletedKeys keys, Caller caller) {
     long n = caller.next();
     return db.operations.idemReplay(Operations.replayKey(caller.threadIndex, n),

@@ -19,6 +19,11 @@ final class JdbcBenchOrders implements BenchOrders {
   }
 
   @Override
+  public OrderReceipt placeOrderClaimed(String requestId, PlaceOrder command) {
+    return placeOrder(requestId, command);
+  }
+
+  @Override
   public void recordOrder(String requestId, PlaceOrder command) {
     write(command);
   }

@@ -7,7 +7,9 @@ public enum Operation {
   HAND_WRITTEN("handWritten", "(2) hand-written unique-key pattern"),
   IDEM_TRANSACTIONAL("idemTransactional", "(3) idem TRANSACTIONAL, first execution, stores a result"),
   IDEM_TRANSACTIONAL_VOID("idemTransactionalVoid", "(3) idem TRANSACTIONAL, first execution, void"),
+  IDEM_CLAIM("idemClaim", "(4) idem CLAIM, first execution, stores a result"),
   IDEM_REPLAY("idemReplay", "(5) idem replay of a completed key, no cache"),
+  IDEM_REPLAY_CACHED("idemReplayCached", "(5) idem replay of a completed key, local cache"),
   TRANSITION_APPLIED("transitionApplied", "(6) idem state transition applied"),
   TRANSITION_REPEATED("transitionRepeated", "(6) idem state transition repeated");
 
