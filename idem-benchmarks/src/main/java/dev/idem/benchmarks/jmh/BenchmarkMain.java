@@ -88,7 +88,8 @@ public final class BenchmarkMain {
 
     JmhSettings settings = quick
         ? new JmhSettings(1, 1, "500 ms", 2, "500 ms", THREADS, FORK_JVM_ARGS, BenchDatabase.POOL_SIZE)
-        : new JmhSettings(1, 4, "1 s", 8, "1 s", THREADS, FORK_JVM_ARGS, BenchDatabase.POOL_SIZE);
+        // Embedded H2 keeps getting faster for about five seconds (JIT): a long warm-up, short iterations.
+        : new JmhSettings(1, 5, "1 s", 8, "1 s", THREADS, FORK_JVM_ARGS, BenchDatabase.POOL_SIZE);
     List<Figure> figures = new ArrayList<>();
     if (!databases.isEmpty()) {
       for (int threads : THREADS) {
