@@ -20,17 +20,23 @@ import javax.tools.ToolProvider;
  * what the processor adds: its rounds plus compiling the wrappers it generates, which is what a user's build
  * pays. Stripping the annotations instead would also drop their resolution, a cost that is not the processor's.
  *
- * <p>A third variant splits that difference: {@code -proc:none} over the same sources plus the wrappers generated
- * beforehand shows what compiling the generated code costs; the rest is the processor's own work.
+ * <p>Two more variants split that difference: {@code -proc:none} over the same sources plus the wrappers generated
+ * beforehand shows what compiling the generated code costs, and a processor that does nothing shows what javac's
+ * annotation processing costs by itself; the rest is idem's own work (and the extra round its output causes).
  */
 public final class CompileBenchmark {
 
   /** The outcome: wall times in milliseconds per repetition, in run order. */
   public record Result(int interfaces, int methodsPerInterface, int warmUps, List<Double> withoutProcessorMillis,
-      List<Double> withProcessorMillis, List<Double> pregeneratedMillis, int generatedFiles) {
+      List<Double> withProcessorMillis, List<Double> pregeneratedMillis, List<Double> noOpProcessorMillis,
+      int generatedFiles) {
 
     public double medianPregenerated() {
       return median(pregeneratedMillis);
+    }
+
+    public double medianNoOpProcessor() {
+      return median(noOpProcessorMillis);
     }
 
     public double medianWithout() {
@@ -57,6 +63,8 @@ public final class CompileBenchmark {
     }
   }
 
+  private static final String IDEM_PROCESSOR = "dev.idem.processor.IdemProcessor";
+
   private CompileBenchmark() {}
 
   public static Result run(int interfaces, int methods, int warmUps, int repetitions) throws IOException {
@@ -70,21 +78,22 @@ public final class CompileBenchmark {
       String classPath = System.getProperty("java.class.path");
       // The wrappers, generated once, for the third variant.
       Path pregeneration = root.resolve("pregeneration");
-      compile(javac, sources, classPath, pregeneration, true);
+      compile(javac, sources, classPath, pregeneration, IDEM_PROCESSOR);
       List<Path> withWrappers = new ArrayList<>(sources);
       withWrappers.addAll(javaFiles(pregeneration.resolve("generated")));
       int generated = withWrappers.size() - sources.size();
 
-      List<List<Double>> millis = List.of(new ArrayList<>(), new ArrayList<>(), new ArrayList<>());
+      List<List<Double>> millis = List.of(new ArrayList<>(), new ArrayList<>(), new ArrayList<>(), new ArrayList<>());
       for (int i = 0; i < warmUps + repetitions; i++) {
         // Rotate the order so that no variant always runs on the JIT or GC state another left behind.
-        for (int k = 0; k < 3; k++) {
-          int variant = (i + k) % 3;
+        for (int k = 0; k < 4; k++) {
+          int variant = (i + k) % 4;
           Path out = root.resolve("out-" + i + "-" + variant);
           double took = switch (variant) {
-            case 0 -> compile(javac, sources, classPath, out, false);
-            case 1 -> compile(javac, sources, classPath, out, true);
-            default -> compile(javac, withWrappers, classPath, out, false);
+            case 0 -> compile(javac, sources, classPath, out, null);
+            case 1 -> compile(javac, sources, classPath, out, IDEM_PROCESSOR);
+            case 2 -> compile(javac, withWrappers, classPath, out, null);
+            default -> compile(javac, sources, classPath, out, NoOpProcessor.class.getName());
           };
           if (i >= warmUps) {
             millis.get(variant).add(took);
@@ -92,21 +101,23 @@ public final class CompileBenchmark {
           delete(out);
         }
       }
-      return new Result(interfaces, methods, warmUps, millis.get(0), millis.get(1), millis.get(2), generated);
+      return new Result(interfaces, methods, warmUps, millis.get(0), millis.get(1), millis.get(2), millis.get(3),
+          generated);
     } finally {
       delete(root);
     }
   }
 
+  /** @param processor the processor's class name, or null for {@code -proc:none} */
   private static double compile(JavaCompiler javac, List<Path> sources, String classPath, Path out,
-      boolean processor) throws IOException {
+      String processor) throws IOException {
     Path classes = Files.createDirectories(out.resolve("classes"));
     Path generated = Files.createDirectories(out.resolve("generated"));
     List<String> options = new ArrayList<>(List.of(
         "--release", "17", "-nowarn", "-Xlint:none", "-d", classes.toString(), "-s", generated.toString(),
         "-classpath", classPath, "-implicit:none"));
-    if (processor) {
-      options.addAll(List.of("-processor", "dev.idem.processor.IdemProcessor", "-processorpath", classPath));
+    if (processor != null) {
+      options.addAll(List.of("-processor", processor, "-processorpath", classPath));
     } else {
       options.add("-proc:none");
     }

@@ -76,11 +76,11 @@ public final class BenchmarkMain {
     Map<String, Map<Operation, StatementCounter.PerCall>> counts = new LinkedHashMap<>();
     for (Database database : databases) {
       descriptions.add(describe(database));
-      System.out.println("Counting JDBC calls on " + database.displayName());
+      progress("Counting JDBC calls on " + database.displayName());
       counts.put(database.displayName(), StatementCounter.count(database));
     }
 
-    System.out.println("Compile-time benchmark");
+    progress("Compile-time benchmark");
     CompileBenchmark.Result compile = quick
         ? CompileBenchmark.run(200, 5, 1, 2)
         : CompileBenchmark.run(200, 5, 2, 6);
@@ -93,6 +93,7 @@ public final class BenchmarkMain {
     List<Figure> figures = new ArrayList<>();
     if (!databases.isEmpty()) {
       for (int threads : THREADS) {
+        progress("JMH with " + threads + " thread(s)");
         figures.addAll(runJmh(settings, databases, threads, quick));
         load.add("after " + threads + "-thread runs " + MachineInfo.loadAverage());
       }
@@ -100,12 +101,43 @@ public final class BenchmarkMain {
 
     Duration took = Duration.between(started, Instant.now().truncatedTo(ChronoUnit.SECONDS));
     String command = COMMAND + (quick ? " -Dbench.quick=true" : "");
+    List<String> missing = missing(databases, figures);
     String markdown = MarkdownReport.render(new ReportInput(command, quick, gitCommit(), started, took, load,
-        descriptions, skipped, settings, figures, counts, compile));
+        descriptions, skipped, settings, figures, counts, compile, missing));
     Files.createDirectories(report.getParent());
     Files.writeString(report, markdown);
     System.out.println(markdown);
     System.out.println("Report written to " + report);
+    if (!missing.isEmpty()) {
+      System.err.println("*** Benchmarks failed (see their stack traces above): " + missing);
+      System.exit(1);
+    }
+  }
+
+  private static final long START = System.nanoTime();
+
+  private static void progress(String phase) {
+    System.out.printf("[%4d s] %s%n", (System.nanoTime() - START) / 1_000_000_000L, phase);
+  }
+
+  /** The runs that produced no figure: a benchmark that threw. */
+  private static List<String> missing(List<Database> databases, List<Figure> figures) {
+    List<String> operations = System.getProperty("bench.operations", "").isBlank()
+        ? Arrays.stream(Operation.values()).map(Operation::method).toList()
+        : List.of(System.getProperty("bench.operations").strip().split(","));
+    List<String> missing = new ArrayList<>();
+    for (int threads : THREADS) {
+      for (Database database : databases) {
+        for (String operation : operations) {
+          boolean found = figures.stream().anyMatch(f -> f.operation().equals(operation.strip())
+              && f.database().equals(database.displayName()) && f.threads() == threads);
+          if (!found) {
+            missing.add(operation.strip() + " on " + database.displayName() + " with " + threads + " thread(s)");
+          }
+        }
+      }
+    }
+    return missing;
   }
 
   private static List<Figure> runJmh(JmhSettings settings, List<Database> databases, int threads, boolean quick)
@@ -124,7 +156,8 @@ public final class BenchmarkMain {
         .measurementTime(quick ? TimeValue.milliseconds(500) : TimeValue.seconds(1))
         .timeUnit(TimeUnit.SECONDS)
         .jvmArgs(settings.jvmArgs().toArray(String[]::new))
-        .shouldFailOnError(true);
+        // A failing benchmark must not cost the others' figures: it is reported as missing, and main fails.
+        .shouldFailOnError(false);
     List<Figure> figures = new ArrayList<>();
     for (RunResult result : new Runner(options.build()).run()) {
       figures.add(new Figure(

@@ -89,12 +89,14 @@ public class IdemBenchmarks {
     }
   }
 
-  /** The invoices of the transition benchmarks, one pair per thread. */
-  @State(Scope.Thread)
+  /** The invoices of the transition benchmarks, one pair per thread index (created up front, for any thread count). */
+  @State(Scope.Benchmark)
   public static class Invoices {
     @Setup(Level.Trial)
-    public void create(Db db, Caller caller) throws SQLException {
-      db.operations.createInvoices(caller.threadIndex);
+    public void create(Db db) throws SQLException {
+      for (int threadIndex = 0; threadIndex < Operations.MAX_THREADS; threadIndex++) {
+        db.operations.createInvoices(threadIndex);
+      }
     }
   }
 

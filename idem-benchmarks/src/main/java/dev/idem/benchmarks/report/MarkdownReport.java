@@ -40,6 +40,11 @@ public final class MarkdownReport {
         + "figures measured in this same run; ratios are of throughputs (ops/s), so 0.95 means 5% fewer "
         + "operations per second than the baseline.");
     line("");
+    if (!in.failedRuns().isEmpty()) {
+      line("**Failed runs, no figures (see the console output for their exceptions):** "
+          + String.join(", ", in.failedRuns()) + ".");
+      line("");
+    }
     targets();
     conditions();
     throughput();
@@ -230,11 +235,16 @@ public final class MarkdownReport {
     line("| javac -proc:none, sources + the " + c.generatedFiles() + " wrappers generated beforehand | "
         + ms(c.medianPregenerated()) + " | " + ms(min(c.pregeneratedMillis())) + " | "
         + ms(max(c.pregeneratedMillis())) + " |");
+    line("| javac + a processor of idem's annotations that does nothing | " + ms(c.medianNoOpProcessor()) + " | "
+        + ms(min(c.noOpProcessorMillis())) + " | " + ms(max(c.noOpProcessorMillis())) + " |");
     line("");
-    line("Of the " + ms(c.medianWith() - c.medianWithout()) + " ms the processor adds (medians), compiling the "
-        + "generated wrappers accounts for " + ms(c.medianPregenerated() - c.medianWithout()) + " ms and the "
-        + "processor's own work (reading the interfaces, validating, writing the sources, the extra round) for "
-        + ms(c.medianWith() - c.medianPregenerated()) + " ms.");
+    double generatedCode = c.medianPregenerated() - c.medianWithout();
+    double processing = c.medianNoOpProcessor() - c.medianWithout();
+    line("Of the " + ms(c.medianWith() - c.medianWithout()) + " ms the processor adds (medians): compiling the "
+        + "generated wrappers " + ms(generatedCode) + " ms, javac's annotation processing by itself (the no-op "
+        + "processor) " + ms(processing) + " ms, and the remaining " + ms(c.medianWith() - c.medianWithout()
+        - generatedCode - processing) + " ms is idem's own work: reading and validating the interfaces, writing "
+        + "the sources, and the extra round their appearance causes.");
     line("");
     line("Ratio of medians: **" + fmt(c.medianWith() / c.medianWithout()) + "x**; per-round ratios "
         + c.pairRatios().stream().map(MarkdownReport::fmt).toList() + ".");

@@ -21,7 +21,8 @@ public record ReportInput(
     JmhSettings jmh,
     List<Figure> figures,
     Map<String, Map<Operation, PerCall>> counts,
-    CompileBenchmark.Result compile) {
+    CompileBenchmark.Result compile,
+    List<String> failedRuns) {
 
   /** A database as the run found it: version and the settings that decide commit cost. */
   public record DatabaseDescription(String name, String version, String url, List<String> settings) {}
