@@ -13,9 +13,11 @@ import java.sql.Savepoint;
 import java.sql.Statement;
 import java.time.Clock;
 import java.util.ArrayList;
+import java.util.Collection;
 import java.util.List;
 import java.util.Objects;
 import java.util.concurrent.ThreadLocalRandom;
+import java.util.function.Function;
 import java.util.regex.Pattern;
 import javax.sql.DataSource;
 
@@ -54,6 +56,7 @@ public final class IdemRuntime {
   private final String takeOverSql;
   private final String storeResultSql;
   private final String purgeSql;
+  private final BatchExecutor batches;
 
   private IdemRuntime(Builder builder, Dialect dialect) {
     this.dataSource = builder.dataSource;
@@ -70,6 +73,7 @@ public final class IdemRuntime {
         + " created_at = ?, expires_at = ? WHERE scope = ? AND idem_key = ? AND expires_at = ?";
     this.storeResultSql = "UPDATE " + tableName + " SET result = ? WHERE scope = ? AND idem_key = ?";
     this.purgeSql = dialect.purgeSql(tableName);
+    this.batches = new BatchExecutor(this, dialect, tableName, keys, clock, listener);
   }
 
   /** @return a builder; {@link Builder#dataSource(DataSource)} is required */
@@ -223,6 +227,29 @@ public final class IdemRuntime {
     rollbackQuietly(connection, savepoint);
     throw new IdempotencyException("Could not claim or replay " + spec.scope() + " key '" + key
         + "' in " + MAX_ATTEMPTS + " attempts: its record kept disappearing or changing");
+  }
+
+  /**
+   * Runs a batch command: claims the key of every message in one statement, calls {@code body} once with the
+   * messages seen for the first time (in their original order, each key once) and commits the claims with the
+   * body's writes. Skips the body when every message is a duplicate. A message whose key was first recorded with
+   * a different payload rejects the whole batch. Joins the transaction in progress on this thread, if any; in its
+   * own transaction, transient failures (deadlocks) before the body ran retry the whole batch.
+   *
+   * @param spec the command; its key parts are those of one message
+   * @param messages the batch, in delivery order
+   * @param keyParts the key parts of one message, in the order of {@link CommandSpec#keyPartNames()}
+   * @param payload the fingerprinted values of one message, in the order of {@link CommandSpec#payloadNames()}
+   * @param body the real work
+   * @param <E> the message type
+   * @return what the body returned, or 0 if it was not called
+   * @throws InvalidIdempotencyKeyException if a message's key is invalid (checked before any database access)
+   * @throws IdempotencyKeyReusedException if a message's key was first used with a different payload
+   * @throws IdempotencyStoreException if idem's own statements fail
+   */
+  public <E> int executeBatch(CommandSpec<Void> spec, Collection<E> messages, Function<? super E, Object[]> keyParts,
+                              Function<? super E, Object[]> payload, BatchBody<E> body) {
+    return batches.execute(spec, messages, keyParts, payload, body);
   }
 
   /** What happened in one attempt, for deciding whether a failure may be retried. */
@@ -421,6 +448,11 @@ public final class IdemRuntime {
   public void afterCommit(Runnable action) {
     Objects.requireNonNull(action, "action");
     requireTransaction("afterCommit()").afterCommit(action);
+  }
+
+  /** Whether a transaction of this runtime is in progress on this thread. */
+  boolean hasTransaction() {
+    return current.get() != null;
   }
 
   private Transaction requireTransaction(String what) {
