@@ -3,6 +3,7 @@ package shop;
 import dev.idem.IdempotencyKey;
 import dev.idem.IdempotentCommand;
 import java.time.Duration;
+import java.util.Collection;
 import java.util.List;
 import java.util.Map;
 import java.util.Optional;
@@ -38,6 +39,15 @@ public interface OrderService {
   /** Parameters named like the generated fields: the generated code must use this.runtime and this.delegate. */
   @IdempotentCommand
   Map<String, Integer> rebuildIndex(@IdempotencyKey long jobId, Duration runtime, String delegate);
+
+  /** Batch consumer: the nested key path is read from each message; the group is per batch. */
+  @IdempotentCommand(scope = "orders.paid-batch", retention = "P7D")
+  void onOrdersPaid(@IdempotencyKey("header.messageId") List<OrderPaid> batch, @IdempotencyKey String group);
+
+  /** Batch consumer over a Collection that returns how many it processed; a per-batch payload parameter. */
+  @IdempotentCommand
+  int settleAll(@IdempotencyKey("orderId") Collection<OrderPaid> message, @IdempotencyKey String group,
+                String firstSeen);
 
   /** Not annotated: forwarded. */
   Receipt find(String orderId) throws PaymentDeclinedException;

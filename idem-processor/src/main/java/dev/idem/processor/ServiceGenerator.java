@@ -32,15 +32,17 @@ final class ServiceGenerator extends SourceFileGenerator<ServiceModel> {
   static final ClassName COMMAND_SPEC = ClassName.get("dev.idem.runtime", "CommandSpec");
   static final ClassName RESULT_TYPE = ClassName.get("dev.idem.runtime", "ResultType");
 
-  private static final String DELEGATE = "delegate";
-  private static final String RUNTIME = "runtime";
+  static final String DELEGATE = "delegate";
+  static final String RUNTIME = "runtime";
   private static final String NO_PAYLOAD = "NO_PAYLOAD";
 
   private final Types types;
+  private final BatchMethodWriter batches;
 
   ServiceGenerator(Filer filer, Messager messager, Types types) {
     super(filer, messager);
     this.types = types;
+    this.batches = new BatchMethodWriter(types);
   }
 
   @Override
@@ -73,6 +75,10 @@ final class ServiceGenerator extends SourceFileGenerator<ServiceModel> {
         type.addField(commandSpec(command, specName));
         needsNoPayload |= command.payloadParameters().isEmpty();
         methods.add(commandMethod(model, command, specName));
+      } else if (method instanceof BatchMethod batch) {
+        String specName = uniqueConstantName(batch.method().getSimpleName().toString(), fieldNames);
+        type.addField(batches.commandSpec(batch, specName));
+        methods.add(batches.batchMethod(model, batch, specName));
       } else if (method instanceof ForwardedMethod forwarded) {
         methods.add(forwardedMethod(model, forwarded));
       }
@@ -157,7 +163,7 @@ final class ServiceGenerator extends SourceFileGenerator<ServiceModel> {
    * the runtime's "key part is null" error instead of a NullPointerException; nested paths go through locals so
    * that no accessor is called twice.
    */
-  private static CodeBlock keyValue(MethodSpec.Builder method, KeyPart part, Set<String> names) {
+  static CodeBlock keyValue(MethodSpec.Builder method, KeyPart part, Set<String> names) {
     String current = part.parameter();
     List<String> accessors = part.accessors();
     for (int i = 0; i < accessors.size() - 1; i++) {
@@ -212,7 +218,7 @@ final class ServiceGenerator extends SourceFileGenerator<ServiceModel> {
         || (component instanceof ArrayTypeName nested && isRaw(nested));
   }
 
-  private static String arguments(MethodModel method) {
+  static String arguments(MethodModel method) {
     return method.method().getParameters().stream()
         .map(VariableElement::getSimpleName)
         .map(Object::toString)
@@ -220,7 +226,7 @@ final class ServiceGenerator extends SourceFileGenerator<ServiceModel> {
   }
 
   /** {@code this.runtime} only where a parameter of the same name would otherwise shadow the field. */
-  private static String field(MethodModel method, String field) {
+  static String field(MethodModel method, String field) {
     boolean shadowed = method.method().getParameters().stream()
         .anyMatch(parameter -> parameter.getSimpleName().contentEquals(field));
     return shadowed ? "this." + field : field;
@@ -237,7 +243,7 @@ final class ServiceGenerator extends SourceFileGenerator<ServiceModel> {
   }
 
   /** {@code name}, or {@code name2}, {@code name3}... if it is taken; the result is taken from then on. */
-  private static String uniqueLocalName(String name, Set<String> taken) {
+  static String uniqueLocalName(String name, Set<String> taken) {
     String unique = name;
     for (int i = 2; !taken.add(unique); i++) {
       unique = name + i;
@@ -245,7 +251,7 @@ final class ServiceGenerator extends SourceFileGenerator<ServiceModel> {
     return unique;
   }
 
-  private static String capitalize(String name) {
+  static String capitalize(String name) {
     return Character.toUpperCase(name.charAt(0)) + name.substring(1);
   }
 }

@@ -135,7 +135,23 @@ class NegativeDiagnosticsTest {
             List.of("@IdempotencyKey on parameter orderId has no effect because requestIdFor is not annotated")),
         new Case("negative/ModeClaim.java", Message.MODE_NOT_SUPPORTED,
             "mode = Mode.CLAIM", ".CLAIM", // javac's caret for a qualified constant is the dot
-            List.of("mode = CLAIM is not supported by this version of idem", "Use Mode.TRANSACTIONAL")));
+            List.of("mode = CLAIM is not supported by this version of idem", "Use Mode.TRANSACTIONAL")),
+        new Case("negative/BatchReturnsList.java", Message.BATCH_RETURN_TYPE,
+            "List<String> onOrdersPaid(", "onOrdersPaid",
+            List.of("Batch method onOrdersPaid returns java.util.List<java.lang.String>",
+                "Declare it void, or int to return the number of messages processed")),
+        new Case("negative/BatchTwoCollections.java", Message.BATCH_SEVERAL_COLLECTIONS,
+            "@IdempotencyKey(\"name\") List<Group> groups", "@IdempotencyKey",
+            List.of("Key parameters batch and groups are both collections",
+                "make the other key parts per-batch values, such as the consumer group")),
+        new Case("negative/BatchSetOfMessages.java", Message.BATCH_COLLECTION_TYPE,
+            "Set<OrderPaid> batch", "\"messageId\"",
+            List.of("Key parameter batch has type java.util.Set<com.example.shop.BatchSetOfMessages.OrderPaid>",
+                "takes its messages as List<E> or Collection<E>", "resolves the accessor path on E")),
+        new Case("negative/BatchKeyWithoutPath.java", Message.BATCH_KEY_WITHOUT_PATH,
+            "@IdempotencyKey List<OrderPaid> batch", "@IdempotencyKey",
+            List.of("Key parameter batch has type java.util.List<com.example.shop.BatchKeyWithoutPath.OrderPaid>",
+                "Name the accessor of the message id, such as @IdempotencyKey(\"messageId\")")));
   }
 
   @ParameterizedTest(name = "{0}")
