@@ -7,9 +7,22 @@ import java.lang.annotation.RetentionPolicy;
 import java.lang.annotation.Target;
 
 /**
- * Marks a method of a service interface as a guarded state transition of a JPA entity: the processor generates
- * {@code UPDATE <table> SET <state> = :to WHERE <id> = :id AND <state> IN (:from...)}. A repeat of an applied
- * transition is a success; a transition from any other state is an error.
+ * Marks a method of a service interface as a guarded state transition of a JPA entity. The processor reads the
+ * entity's mapping at compile time ({@code @Table}, {@code @Id}, {@code @Column}, {@code @Enumerated},
+ * {@code @Version}, with the JPA defaults) and generates one statement:
+ *
+ * <pre>UPDATE orders SET status = 'PAID'[, version = version + 1] WHERE id = ? AND status IN ('CREATED')[ AND version = ?]</pre>
+ *
+ * <p>One row updated: the transition is applied. No row: the current state decides: {@link #to()} or a state in
+ * {@link #alsoAccept()} means a repeat, a success without effect; any other state throws
+ * {@code IllegalStateTransitionException}; no such id throws {@code NoSuchEntityException}. So a repeated
+ * callback is harmless and a stale one can never move the entity backwards, however many callers race.
+ *
+ * <p>The method takes the id as its one {@link EntityId} parameter, optionally an {@link ExpectedVersion}, and
+ * returns {@code TransitionResult} ({@code APPLIED} or {@code ALREADY_APPLIED}), {@code boolean} (true when this
+ * call applied it) or {@code void}. It joins the transaction in progress on the runtime, else runs in its own.
+ * The state field is an enum (stored as {@code @Enumerated} says, ordinal by default) or a String; for an enum,
+ * every state named here must be one of its constants, which the compiler checks.
  */
 @Documented
 @Target(ElementType.METHOD)
@@ -19,10 +32,10 @@ public @interface StateTransition {
   /** The entity, a class annotated {@code @jakarta.persistence.Entity}. */
   Class<?> entity();
 
-  /** The entity's state field. */
+  /** The entity's state field (its Java name, not its column). */
   String field() default "status";
 
-  /** The states the transition may start from. */
+  /** The states the transition may start from; the target state may not be among them. */
   String[] from();
 
   /** The target state. */

@@ -2,6 +2,8 @@ package shop;
 
 import dev.idem.IdempotencyKey;
 import dev.idem.IdempotentCommand;
+import dev.idem.InFlight;
+import dev.idem.Mode;
 import java.time.Duration;
 import java.util.Collection;
 import java.util.List;
@@ -48,6 +50,15 @@ public interface OrderService {
   @IdempotentCommand
   int settleAll(@IdempotencyKey("orderId") Collection<OrderPaid> message, @IdempotencyKey String group,
                 String firstSeen);
+
+  /** CLAIM mode for a payment gateway call; a declined card is a business outcome that every retry gets again. */
+  @IdempotentCommand(mode = Mode.CLAIM, lease = "PT2M", onInFlight = InFlight.WAIT, waitTimeout = "PT5S",
+      replayOn = PaymentDeclinedException.class)
+  Receipt capture(@IdempotencyKey String paymentId, long amountCents) throws PaymentDeclinedException;
+
+  /** CLAIM mode with the defaults (fail fast); two replayed failures, one unchecked and undeclared. */
+  @IdempotentCommand(mode = Mode.CLAIM, replayOn = {OutOfStockException.class, PaymentDeclinedException.class})
+  void ship(@IdempotencyKey UUID shipmentId) throws PaymentDeclinedException;
 
   /** Not annotated: forwarded. */
   Receipt find(String orderId) throws PaymentDeclinedException;

@@ -1,5 +1,6 @@
 package dev.idem.processor;
 
+import dev.idem.Mode;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Optional;
@@ -77,11 +78,22 @@ final class BatchValidator {
   }
 
   /** The method as a batch handler if it has a batch parameter, else as a plain command; empty if reported. */
-  Optional<MethodModel> model(CommandMethod command, ValidationReport report) {
+  Optional<MethodModel> model(CommandMethod command, AnnotationMirror annotation, ValidationReport report) {
     if (batchParameters.isEmpty()) {
       return Optional.of(command);
     }
     boolean valid = true;
+    // A batch claims its messages and runs the handler in one transaction; a failure rolls the whole batch back
+    // so that the broker redelivers it. Leases and stored failures have no meaning for it.
+    for (String member : List.of("mode", "replayOn")) {
+      Optional<AnnotationValue> value = Annotations.explicitValue(annotation, member);
+      boolean set = member.equals("mode") ? command.mode() != Mode.TRANSACTIONAL : !command.replayOn().isEmpty();
+      if (set && value.isPresent()) {
+        report.report(Message.BATCH_NOT_TRANSACTIONAL, command.method(), annotation, value.get(),
+            command.method().getSimpleName(), member, member);
+        valid = false;
+      }
+    }
     if (batchParameters.size() > 1) {
       report.report(Message.BATCH_SEVERAL_COLLECTIONS, batchParameters.get(1), batchKeys.get(1),
           batchParameters.get(0).getSimpleName(), batchParameters.get(1).getSimpleName());

@@ -1,5 +1,7 @@
 package dev.idem.processor;
 
+import dev.idem.InFlight;
+import dev.idem.Mode;
 import java.time.Duration;
 import java.util.List;
 import javax.lang.model.element.ExecutableElement;
@@ -14,14 +16,25 @@ import javax.lang.model.type.TypeMirror;
  * @param keyParts the key's parts in declaration order
  * @param payloadParameters names of the parameters whose values are fingerprinted: every parameter that is not
  *     itself a key part (a parameter read through an accessor path is payload too)
+ * @param mode how the key is claimed
+ * @param lease ({@link Mode#CLAIM}) as written in the annotation, already checked to parse
+ * @param onInFlight ({@link Mode#CLAIM}) what a second caller does
+ * @param waitTimeout ({@link Mode#CLAIM}, {@link InFlight#WAIT}) as written in the annotation, checked to parse
+ * @param replayOn the business failures stored and replayed, in the annotation's order
  */
 record CommandMethod(ExecutableElement method, ExecutableType type, String scope, String retention,
-                     List<KeyPart> keyParts, List<String> payloadParameters) implements MethodModel {
+                     List<KeyPart> keyParts, List<String> payloadParameters, Mode mode, String lease,
+                     InFlight onInFlight, String waitTimeout, List<ReplayedFailure> replayOn)
+    implements MethodModel {
 
   CommandMethod {
     keyParts = List.copyOf(keyParts);
     payloadParameters = List.copyOf(payloadParameters);
-    Duration.parse(retention); // validated before; a model is never built from bad input
+    replayOn = List.copyOf(replayOn);
+    // validated before; a model is never built from bad input
+    Duration.parse(retention);
+    Duration.parse(lease);
+    Duration.parse(waitTimeout);
   }
 
   TypeMirror returnType() {
@@ -51,6 +64,21 @@ record CommandMethod(ExecutableElement method, ExecutableType type, String scope
     /** How the part is named in runtime error messages: {@code requestId}, {@code msg.messageId}. */
     String displayName() {
       return path.isEmpty() ? parameter : parameter + "." + path;
+    }
+  }
+
+  /**
+   * A {@code replayOn} exception type and the constructor that recreates it from its accessors' values.
+   *
+   * @param type the exception type
+   * @param accessors for each constructor parameter, the accessor returning its value
+   * @param parameterTypes the constructor's parameter types, none of them generic
+   */
+  record ReplayedFailure(TypeMirror type, List<String> accessors, List<TypeMirror> parameterTypes) {
+
+    ReplayedFailure {
+      accessors = List.copyOf(accessors);
+      parameterTypes = List.copyOf(parameterTypes);
     }
   }
 }

@@ -1,21 +1,29 @@
 package dev.idem.processor;
 
+import dev.idem.InFlight;
+import dev.idem.Mode;
 import dev.idem.processor.CommandMethod.KeyPart;
+import dev.idem.processor.CommandMethod.ReplayedFailure;
 import java.time.Duration;
 import java.time.format.DateTimeParseException;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
 import java.util.Optional;
+import java.util.Set;
 import java.util.regex.Pattern;
 import javax.annotation.processing.ProcessingEnvironment;
 import javax.lang.model.element.AnnotationMirror;
 import javax.lang.model.element.AnnotationValue;
+import javax.lang.model.element.Element;
 import javax.lang.model.element.ElementKind;
 import javax.lang.model.element.ExecutableElement;
 import javax.lang.model.element.Modifier;
+import javax.lang.model.element.NestingKind;
+import javax.lang.model.element.PackageElement;
 import javax.lang.model.element.TypeElement;
 import javax.lang.model.element.VariableElement;
+import javax.lang.model.type.ArrayType;
 import javax.lang.model.type.DeclaredType;
 import javax.lang.model.type.ExecutableType;
 import javax.lang.model.type.TypeKind;
@@ -75,10 +83,19 @@ final class CommandValidator {
     valid &= checkDuration(method, command, "lease", report);
     valid &= checkDuration(method, command, "waitTimeout", report);
 
-    AnnotationValue mode = Annotations.value(command, "mode");
-    if (!mode.getValue().toString().equals("TRANSACTIONAL")) {
-      report.report(Message.MODE_NOT_SUPPORTED, method, command, mode, mode.getValue());
-      valid = false;
+    Mode mode = Mode.valueOf(enumConstant(command, "mode"));
+    InFlight onInFlight = InFlight.valueOf(enumConstant(command, "onInFlight"));
+    List<ReplayedFailure> replayOn = new ArrayList<>();
+    @SuppressWarnings("unchecked")
+    List<? extends AnnotationValue> listed =
+        (List<? extends AnnotationValue>) Annotations.value(command, "replayOn").getValue();
+    for (AnnotationValue entry : listed) {
+      if (!(entry.getValue() instanceof DeclaredType exception)) {
+        continue; // an unresolvable class: javac reports it
+      }
+      Optional<ReplayedFailure> failure = replayedFailure(method, type, command, entry, exception, report);
+      valid &= failure.isPresent();
+      failure.ifPresent(replayOn::add);
     }
 
     String scope = scopeOf(method, command, report);
@@ -122,12 +139,105 @@ final class CommandValidator {
     if (!valid) {
       return Optional.empty();
     }
-    Optional<MethodModel> model =
-        batch.model(new CommandMethod(method, type, scope, retention, keyParts, payload), report);
+    CommandMethod commandMethod = new CommandMethod(method, type, scope, retention, keyParts, payload, mode,
+        Annotations.stringValue(command, "lease"), onInFlight, Annotations.stringValue(command, "waitTimeout"),
+        replayOn);
+    Optional<MethodModel> model = batch.model(commandMethod, command, report);
     if (model.isEmpty() || !scopes.register(scope, method, command, report)) {
       return Optional.empty();
     }
     return model;
+  }
+
+  private static String enumConstant(AnnotationMirror command, String member) {
+    return ((VariableElement) Annotations.value(command, member).getValue()).getSimpleName().toString();
+  }
+
+  /**
+   * A {@code replayOn} type the delegate can throw and the generated code can recreate: the accessible constructor
+   * with the most parameters among those whose every parameter has an accessor of the same name and type.
+   */
+  private Optional<ReplayedFailure> replayedFailure(ExecutableElement method, ExecutableType type,
+      AnnotationMirror command, AnnotationValue entry, DeclaredType exception, ValidationReport report) {
+    boolean unchecked = isSubtypeOf(exception, "java.lang.RuntimeException") || isSubtypeOf(exception, "java.lang.Error");
+    if (!unchecked && type.getThrownTypes().stream().noneMatch(thrown -> types.isAssignable(exception, thrown))) {
+      report.report(Message.REPLAY_ON_NOT_THROWN, method, command, entry, exception, method.getSimpleName());
+      return Optional.empty();
+    }
+    TypeElement element = (TypeElement) exception.asElement();
+    PackageElement generatedPackage = elements.getPackageOf(method);
+    String problem = null;
+    if (element.getModifiers().contains(Modifier.ABSTRACT)) {
+      problem = "it is abstract";
+    } else if (element.getNestingKind() == NestingKind.MEMBER && !element.getModifiers().contains(Modifier.STATIC)) {
+      problem = "it is an inner class (declare it static)";
+    } else if (!isAccessible(element, generatedPackage)) {
+      problem = "it is not public";
+    } else {
+      ReplayedFailure best = null;
+      for (ExecutableElement constructor : ElementFilter.constructorsIn(element.getEnclosedElements())) {
+        if (!isAccessible(constructor, generatedPackage)) {
+          continue;
+        }
+        ExecutableType constructorType = (ExecutableType) types.asMemberOf(exception, constructor);
+        ReplayedFailure candidate = recreatableBy(exception, constructor, constructorType, generatedPackage);
+        if (candidate != null && (best == null || candidate.accessors().size() > best.accessors().size())) {
+          best = candidate;
+        }
+      }
+      if (best != null) {
+        return Optional.of(best);
+      }
+      problem = "none of its public constructors has parameters that each match a public accessor x() or getX() of"
+          + " the same name and type (generic parameter types cannot be stored)";
+    }
+    report.report(Message.REPLAY_ON_NOT_RECREATABLE, method, command, entry, exception, problem);
+    return Optional.empty();
+  }
+
+  private ReplayedFailure recreatableBy(DeclaredType exception, ExecutableElement constructor,
+      ExecutableType constructorType, PackageElement generatedPackage) {
+    List<String> accessors = new ArrayList<>();
+    List<? extends VariableElement> parameters = constructor.getParameters();
+    for (int i = 0; i < parameters.size(); i++) {
+      TypeMirror parameterType = constructorType.getParameterTypes().get(i);
+      if (!isPlain(parameterType)) {
+        return null;
+      }
+      Optional<ExecutableElement> accessor = findAccessor(exception, parameters.get(i).getSimpleName().toString());
+      if (accessor.isEmpty() || !isAccessible(accessor.get(), generatedPackage)) {
+        return null;
+      }
+      TypeMirror accessorType = ((ExecutableType) types.asMemberOf(exception, accessor.get())).getReturnType();
+      if (!types.isAssignable(accessorType, parameterType)) {
+        return null;
+      }
+      accessors.add(accessor.get().getSimpleName().toString());
+    }
+    return new ReplayedFailure(exception, accessors, List.copyOf(constructorType.getParameterTypes()));
+  }
+
+  /** Whether the generated class, in {@code generatedPackage}, may use the element. */
+  private boolean isAccessible(Element element, PackageElement generatedPackage) {
+    Set<Modifier> modifiers = element.getModifiers();
+    return modifiers.contains(Modifier.PUBLIC)
+        || (!modifiers.contains(Modifier.PRIVATE) && elements.getPackageOf(element).equals(generatedPackage));
+  }
+
+  /** A type whose values read back from JSON by a class literal alone: no type arguments anywhere. */
+  private static boolean isPlain(TypeMirror type) {
+    if (type.getKind().isPrimitive()) {
+      return true;
+    }
+    if (type.getKind() == TypeKind.ARRAY) {
+      return isPlain(((ArrayType) type).getComponentType());
+    }
+    return type.getKind() == TypeKind.DECLARED && ((DeclaredType) type).getTypeArguments().isEmpty();
+  }
+
+  private boolean isSubtypeOf(TypeMirror type, String qualifiedName) {
+    TypeElement supertype = elements.getTypeElement(qualifiedName);
+    return supertype != null && types.isSubtype(type, supertype.asType());
   }
 
   private String scopeOf(ExecutableElement method, AnnotationMirror command, ValidationReport report) {

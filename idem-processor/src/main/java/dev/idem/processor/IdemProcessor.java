@@ -38,12 +38,14 @@ public final class IdemProcessor extends AbstractProcessor {
   private final Set<String> processed = new HashSet<>();
   private ServiceValidator validator;
   private ServiceGenerator generator;
+  private StateDiagramWriter diagrams;
 
   @Override
   public synchronized void init(ProcessingEnvironment env) {
     super.init(env);
     validator = new ServiceValidator(env, new ScopeRegistry());
     generator = new ServiceGenerator(env.getFiler(), env.getMessager(), env.getTypeUtils());
+    diagrams = new StateDiagramWriter(env.getFiler(), env.getMessager());
   }
 
   @Override
@@ -82,6 +84,7 @@ public final class IdemProcessor extends AbstractProcessor {
       Optional<ServiceModel> model = validator.validate(service, report);
       report.printTo(processingEnv.getMessager());
       model.ifPresent(generator::generate);
+      model.ifPresent(diagrams::write);
     }
     return false;
   }

@@ -56,10 +56,18 @@ enum Message {
       "IDEM-012",
       "@IdempotencyKey on parameter %s has no effect because %s is not annotated @IdempotentCommand. Annotate the"
           + " method or remove @IdempotencyKey."),
-  MODE_NOT_SUPPORTED(
-      "IDEM-013",
-      "mode = %s is not supported by this version of idem. Use Mode.TRANSACTIONAL."),
-  // IDEM-014 to IDEM-019 belong to the CLAIM mode.
+  // IDEM-013 is retired (it rejected mode = CLAIM before idem supported it); tags are never reused.
+  REPLAY_ON_NOT_THROWN(
+      "IDEM-014",
+      "replayOn lists %s, a checked exception that %s does not declare, so its delegate can never throw it. Add it"
+          + " to the method's throws clause, or remove it from replayOn."),
+  REPLAY_ON_NOT_RECREATABLE(
+      "IDEM-015",
+      "replayOn lists %s, which idem cannot recreate for a retry: %s. Give it a public constructor whose parameters"
+          + " each have a public accessor of the same name and type, e.g. CardDeclinedException(String message,"
+          + " String declineCode) with getMessage() and declineCode()."),
+
+  // Batch consumers: IDEM-020 onwards (IDEM-016 to IDEM-019 are left to the CLAIM mode).
   BATCH_RETURN_TYPE(
       "IDEM-020",
       "Batch method %s returns %s, but a batch handler stores no result per message. Declare it void, or int to"
@@ -75,7 +83,80 @@ enum Message {
   BATCH_KEY_WITHOUT_PATH(
       "IDEM-023",
       "Key parameter %s has type %s, but each message of a batch needs its own key. Name the accessor of the"
-          + " message id, such as @IdempotencyKey(\"messageId\").");
+          + " message id, such as @IdempotencyKey(\"messageId\")."),
+  BATCH_NOT_TRANSACTIONAL(
+      "IDEM-024",
+      "Batch method %s sets %s, which batch handlers do not support: a batch claims its messages and runs in one"
+          + " transaction, and a failure rolls the whole batch back for the broker to redeliver. Remove %s."),
+
+  // State transitions (@StateTransition, @EntityId, @ExpectedVersion): IDEM-1xx.
+  TRANSITION_NOT_AN_ENTITY(
+      "IDEM-101",
+      "entity = %s.class is not annotated @jakarta.persistence.Entity, so idem cannot know its table. Name the"
+          + " JPA entity class whose state this method changes."),
+  TRANSITION_ENTITY_WITHOUT_ID(
+      "IDEM-102",
+      "Entity %s has no single @Id field or getter, so the transition cannot find its row. Annotate the id with"
+          + " @jakarta.persistence.Id (composite ids are not supported by transitions)."),
+  TRANSITION_FIELD_MISSING(
+      "IDEM-103",
+      "Entity %s has no persistent field \"%s\".%s Set field to the name of the state field."),
+  TRANSITION_FIELD_TYPE(
+      "IDEM-104",
+      "State field %s.%s has type %s. A state field must be an enum or a String; change its type or name another"
+          + " field."),
+  TRANSITION_UNKNOWN_STATE(
+      "IDEM-105",
+      "%s = \"%s\" is not a constant of %s.%s"),
+  TRANSITION_TO_IN_FROM(
+      "IDEM-106",
+      "to = \"%s\" is also listed in from, so a repeated call could never be told from a first one. Remove"
+          + " \"%s\" from from."),
+  TRANSITION_ALSO_ACCEPT_OVERLAP(
+      "IDEM-107",
+      "alsoAccept = \"%s\" is %s; a state is either a start of the transition, its target or a later state."
+          + " Remove it from alsoAccept."),
+  TRANSITION_NO_ENTITY_ID(
+      "IDEM-108",
+      "@StateTransition method %s has no @EntityId parameter. Add the entity's id as a parameter and mark it"
+          + " @EntityId, e.g. %s(@EntityId %s id)."),
+  TRANSITION_ENTITY_ID_DUPLICATE(
+      "IDEM-109",
+      "Parameter %s is the second @EntityId of %s; a transition changes exactly one row. Keep @EntityId on one"
+          + " parameter."),
+  TRANSITION_ENTITY_ID_TYPE(
+      "IDEM-110",
+      "@EntityId parameter %s has type %s, but the @Id of %s is %s. Declare the parameter as %s."),
+  TRANSITION_VERSION_WITHOUT_VERSION(
+      "IDEM-111",
+      "@ExpectedVersion on %s, but entity %s has no @Version field. Add @jakarta.persistence.Version to the"
+          + " entity or remove @ExpectedVersion."),
+  TRANSITION_VERSION_TYPE(
+      "IDEM-112",
+      "@ExpectedVersion parameter %s has type %s. Declare it long or int (or Long, Integer), like the version it"
+          + " is compared with."),
+  TRANSITION_RETURN_TYPE(
+      "IDEM-113",
+      "@StateTransition method %s returns %s. Return TransitionResult (APPLIED or ALREADY_APPLIED), boolean (true"
+          + " when applied by this call) or void."),
+  TRANSITION_EXTRA_PARAMETER(
+      "IDEM-114",
+      "Parameter %s of @StateTransition method %s is neither @EntityId nor @ExpectedVersion, and a generated"
+          + " transition has no use for it. Remove it, or annotate it."),
+  TRANSITION_AND_COMMAND(
+      "IDEM-115",
+      "%s is annotated both @StateTransition and @IdempotentCommand. A transition is idempotent by its guard;"
+          + " keep one of the two annotations."),
+  TRANSITION_PARAMETER_WITHOUT_TRANSITION(
+      "IDEM-116",
+      "@%s on parameter %s has no effect because %s is not annotated @StateTransition. Annotate the method or"
+          + " remove @%s."),
+  TRANSITION_STATE_UNREACHED(
+      "IDEM-120",
+      "No @StateTransition of %s starts from or leads to state %s of %s, so it is not part of the state machine"
+          + " drawn for %s. Add a transition for it if it should be reachable; ignore this warning if another"
+          + " interface moves %s there.",
+      Diagnostic.Kind.WARNING);
 
   private final String tag;
   private final String format;

@@ -8,7 +8,10 @@ import com.palantir.javapoet.MethodSpec;
 import com.palantir.javapoet.ParameterizedTypeName;
 import com.palantir.javapoet.TypeName;
 import com.palantir.javapoet.TypeSpec;
+import dev.idem.InFlight;
+import dev.idem.Mode;
 import dev.idem.processor.CommandMethod.KeyPart;
+import dev.idem.processor.CommandMethod.ReplayedFailure;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.HashSet;
@@ -31,6 +34,7 @@ final class ServiceGenerator extends SourceFileGenerator<ServiceModel> {
   static final ClassName IDEM_RUNTIME = ClassName.get("dev.idem.runtime", "IdemRuntime");
   static final ClassName COMMAND_SPEC = ClassName.get("dev.idem.runtime", "CommandSpec");
   static final ClassName RESULT_TYPE = ClassName.get("dev.idem.runtime", "ResultType");
+  static final ClassName REPLAYABLE_FAILURE = ClassName.get("dev.idem.runtime", "ReplayableFailure");
 
   static final String DELEGATE = "delegate";
   static final String RUNTIME = "runtime";
@@ -65,6 +69,10 @@ final class ServiceGenerator extends SourceFileGenerator<ServiceModel> {
         .addJavadoc("\n<p>Each {@code @IdempotentCommand} method runs once per key and replays its first result to"
             + " every retry;\nthe other methods are forwarded to the delegate unchanged. Do not edit: changes are"
             + " lost on the next build.\n");
+    if (!model.transitionsByEntity().isEmpty()) {
+      type.addJavadoc("\n<p>Each {@code @StateTransition} method moves its entity with one guarded update of its"
+          + " own;\nit calls no delegate.\n");
+    }
 
     Set<String> fieldNames = new HashSet<>();
     boolean needsNoPayload = false;
@@ -79,6 +87,12 @@ final class ServiceGenerator extends SourceFileGenerator<ServiceModel> {
         String specName = uniqueConstantName(batch.method().getSimpleName().toString(), fieldNames);
         type.addField(batches.commandSpec(batch, specName));
         methods.add(batches.batchMethod(model, batch, specName));
+      } else if (method instanceof TransitionMethod transition) {
+        String specName = uniqueConstantName(transition.method().getSimpleName().toString(), fieldNames);
+        type.addField(TransitionWriter.spec(transition, specName));
+        MethodSpec.Builder builder = MethodSpec.overriding(transition.method(), model.declaredType(), types);
+        TransitionWriter.method(builder, transition, specName, field(transition, RUNTIME));
+        methods.add(builder.build());
       } else if (method instanceof ForwardedMethod forwarded) {
         methods.add(forwardedMethod(model, forwarded));
       }
@@ -117,11 +131,52 @@ final class ServiceGenerator extends SourceFileGenerator<ServiceModel> {
           .map(parameter -> CodeBlock.of("$S", parameter))
           .collect(CodeBlock.joining(", ")));
     }
+    if (command.mode() == Mode.CLAIM) {
+      initializer.add(".mode($T.$L)\n", Mode.class, Mode.CLAIM)
+          .add(".lease($T.parse($S))\n", Duration.class, command.lease())
+          .add(".onInFlight($T.$L)\n", InFlight.class, command.onInFlight());
+      if (command.onInFlight() == InFlight.WAIT) {
+        initializer.add(".waitTimeout($T.parse($S))\n", Duration.class, command.waitTimeout());
+      }
+    }
+    for (ReplayedFailure failure : command.replayOn()) {
+      initializer.add(".replayOn($L)\n", replayableFailure(failure));
+    }
     initializer.add(".build()").unindent().unindent().unindent().unindent();
     return FieldSpec.builder(ParameterizedTypeName.get(COMMAND_SPEC, resultType), name,
             Modifier.PRIVATE, Modifier.STATIC, Modifier.FINAL)
         .initializer(initializer.build())
         .build();
+  }
+
+  /**
+   * {@code ReplayableFailure.of(Declined.class, e -> new Object[] {e.getMessage(), e.code()},
+   * arguments -> new Declined((String) arguments[0], (String) arguments[1]), String.class, String.class)}: what the
+   * runtime needs to store the exception's values and recreate it, without reflection.
+   */
+  private CodeBlock replayableFailure(ReplayedFailure failure) {
+    TypeName exception = TypeName.get(failure.type());
+    List<CodeBlock> captured = new ArrayList<>();
+    List<CodeBlock> arguments = new ArrayList<>();
+    List<CodeBlock> argumentTypes = new ArrayList<>();
+    for (int i = 0; i < failure.accessors().size(); i++) {
+      TypeMirror parameterType = failure.parameterTypes().get(i);
+      TypeName parameter = TypeName.get(parameterType);
+      captured.add(CodeBlock.of("e.$N()", failure.accessors().get(i)));
+      arguments.add(parameter.equals(ClassName.get(Object.class))
+          ? CodeBlock.of("arguments[$L]", i) // a cast to Object would be redundant
+          : CodeBlock.of("($T) arguments[$L]", parameter, i));
+      argumentTypes.add(CodeBlock.of("$T.class", TypeName.get(types.erasure(parameterType))));
+    }
+    CodeBlock.Builder block = CodeBlock.builder()
+        .add("$T.of($T.class,\n", REPLAYABLE_FAILURE, exception)
+        .indent().indent()
+        .add("e -> new Object[] {$L},\n", CodeBlock.join(captured, ", "))
+        .add("arguments -> new $T($L)", exception, CodeBlock.join(arguments, ", "));
+    if (!argumentTypes.isEmpty()) {
+      block.add(",\n$L", CodeBlock.join(argumentTypes, ", "));
+    }
+    return block.add(")").unindent().unindent().build();
   }
 
   private MethodSpec commandMethod(ServiceModel model, CommandMethod command, String specName) {

@@ -2,8 +2,10 @@ package dev.idem.processor;
 
 import com.palantir.javapoet.ClassName;
 import java.util.ArrayList;
+import java.util.HashSet;
 import java.util.List;
 import java.util.Optional;
+import java.util.Set;
 import javax.annotation.processing.ProcessingEnvironment;
 import javax.lang.model.element.AnnotationMirror;
 import javax.lang.model.element.ExecutableElement;
@@ -23,11 +25,13 @@ final class ServiceValidator {
   private final Elements elements;
   private final Types types;
   private final CommandValidator commands;
+  private final TransitionValidator transitions;
 
   ServiceValidator(ProcessingEnvironment env, ScopeRegistry scopes) {
     this.elements = env.getElementUtils();
     this.types = env.getTypeUtils();
     this.commands = new CommandValidator(env, scopes);
+    this.transitions = new TransitionValidator(env);
   }
 
   Optional<ServiceModel> validate(TypeElement service, ValidationReport report) {
@@ -41,6 +45,17 @@ final class ServiceValidator {
     for (ExecutableElement method : implementableMethods(service)) {
       ExecutableType type = (ExecutableType) types.asMemberOf(serviceType, method);
       Optional<AnnotationMirror> command = Annotations.find(method, Annotations.IDEMPOTENT_COMMAND);
+      Optional<AnnotationMirror> transition = Annotations.find(method, Annotations.STATE_TRANSITION);
+      if (transition.isPresent()) {
+        if (command.isPresent()) {
+          report.report(Message.TRANSITION_AND_COMMAND, method, command.get(), method.getSimpleName());
+          continue;
+        }
+        reportStrayKeys(method, report);
+        transitions.validate(service, method, type, transition.get(), report).ifPresent(methods::add);
+        continue;
+      }
+      reportStrayTransitionParameters(method, report);
       if (command.isPresent()) {
         commands.validate(method, type, command.get(), report).ifPresent(methods::add);
       } else {
@@ -51,7 +66,43 @@ final class ServiceValidator {
     if (!report.isClean()) {
       return Optional.empty();
     }
-    return Optional.of(new ServiceModel(service, serviceType, generatedName(service), methods));
+    ServiceModel model = new ServiceModel(service, serviceType, generatedName(service), methods);
+    reportUnreachedStates(model, report);
+    return Optional.of(model);
+  }
+
+  /**
+   * Warns about enum states that no transition of this interface starts from or leads to. The check sees one
+   * interface only (the processor is isolating), so the warning says so.
+   */
+  private static void reportUnreachedStates(ServiceModel model, ValidationReport report) {
+    model.transitionsByEntity().forEach((entity, group) -> {
+      Set<String> used = new HashSet<>();
+      for (TransitionMethod transition : group) {
+        used.addAll(transition.from());
+        used.add(transition.to());
+      }
+      TransitionMethod first = group.get(0);
+      for (String state : first.states()) {
+        if (!used.contains(state)) {
+          report.report(Message.TRANSITION_STATE_UNREACHED, model.type(), model.type().getSimpleName(), state,
+              first.entity().getSimpleName() + "." + first.stateField(), model.type().getSimpleName(),
+              first.entity().getSimpleName());
+        }
+      }
+    });
+  }
+
+  private void reportStrayTransitionParameters(ExecutableElement method, ValidationReport report) {
+    for (VariableElement parameter : method.getParameters()) {
+      for (String annotation : List.of(Annotations.ENTITY_ID, Annotations.EXPECTED_VERSION)) {
+        Annotations.find(parameter, annotation).ifPresent(mirror -> {
+          String simpleName = annotation.substring(annotation.lastIndexOf('.') + 1);
+          report.report(Message.TRANSITION_PARAMETER_WITHOUT_TRANSITION, parameter, mirror, simpleName,
+              parameter.getSimpleName(), method.getSimpleName(), simpleName);
+        });
+      }
+    }
   }
 
   /** {@code com.acme.Payments} → {@code com.acme.Payments_Idempotent}; {@code Outer.Inner} → {@code Outer_Inner_Idempotent}. */

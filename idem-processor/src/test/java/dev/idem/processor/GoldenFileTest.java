@@ -40,7 +40,7 @@ class GoldenFileTest {
       "golden/shop/PlaceOrder.java",
       "golden/shop/OrderPaid.java",
       "golden/shop/LegacyRefund.java",
-      "golden/shop/PaymentDeclinedException.java",
+      "golden/shop/PaymentDeclinedException.java", "golden/shop/OutOfStockException.java",
       "golden/shop/Warehouse.java");
 
   private static Compilation compilation;

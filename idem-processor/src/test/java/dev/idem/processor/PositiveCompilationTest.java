@@ -32,7 +32,7 @@ class PositiveCompilationTest {
 
   private static final List<String> GOLDEN_SOURCES = List.of(
       "golden/shop/OrderService.java", "golden/shop/Receipt.java", "golden/shop/PlaceOrder.java",
-      "golden/shop/OrderPaid.java", "golden/shop/LegacyRefund.java", "golden/shop/PaymentDeclinedException.java",
+      "golden/shop/OrderPaid.java", "golden/shop/LegacyRefund.java", "golden/shop/PaymentDeclinedException.java", "golden/shop/OutOfStockException.java",
       "golden/shop/Warehouse.java");
 
   private static JavaFileObject[] golden() {

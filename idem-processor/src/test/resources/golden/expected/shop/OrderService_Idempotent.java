@@ -1,7 +1,10 @@
 package shop;
 
+import dev.idem.InFlight;
+import dev.idem.Mode;
 import dev.idem.runtime.CommandSpec;
 import dev.idem.runtime.IdemRuntime;
+import dev.idem.runtime.ReplayableFailure;
 import dev.idem.runtime.ResultType;
 import java.time.Duration;
 import java.util.Collection;
@@ -80,6 +83,38 @@ public final class OrderService_Idempotent implements OrderService {
           .retention(Duration.parse("P1D"))
           .keyParts("message.orderId", "group")
           .payload("message", "firstSeen")
+          .build();
+
+  private static final CommandSpec<Receipt> CAPTURE =
+      CommandSpec.builder("OrderService.capture", ResultType.of(Receipt.class))
+          .retention(Duration.parse("P1D"))
+          .keyParts("paymentId")
+          .payload("amountCents")
+          .mode(Mode.CLAIM)
+          .lease(Duration.parse("PT2M"))
+          .onInFlight(InFlight.WAIT)
+          .waitTimeout(Duration.parse("PT5S"))
+          .replayOn(ReplayableFailure.of(PaymentDeclinedException.class,
+              e -> new Object[] {e.getMessage(), e.declineCode()},
+              arguments -> new PaymentDeclinedException((String) arguments[0], (String) arguments[1]),
+              String.class, String.class))
+          .build();
+
+  private static final CommandSpec<Void> SHIP =
+      CommandSpec.builder("OrderService.ship", ResultType.VOID)
+          .retention(Duration.parse("P1D"))
+          .keyParts("shipmentId")
+          .mode(Mode.CLAIM)
+          .lease(Duration.parse("PT30S"))
+          .onInFlight(InFlight.FAIL)
+          .replayOn(ReplayableFailure.of(OutOfStockException.class,
+              e -> new Object[] {e.getSku(), e.available()},
+              arguments -> new OutOfStockException((String) arguments[0], (int) arguments[1]),
+              String.class, int.class))
+          .replayOn(ReplayableFailure.of(PaymentDeclinedException.class,
+              e -> new Object[] {e.getMessage(), e.declineCode()},
+              arguments -> new PaymentDeclinedException((String) arguments[0], (String) arguments[1]),
+              String.class, String.class))
           .build();
 
   private static final Object[] NO_PAYLOAD = {};
@@ -173,6 +208,25 @@ public final class OrderService_Idempotent implements OrderService {
         message2 -> new Object[] {message2 == null ? null : message2.orderId(), group},
         message2 -> new Object[] {message2, firstSeen},
         firstSeen2 -> delegate.settleAll(firstSeen2, group, firstSeen));
+  }
+
+  @Override
+  public Receipt capture(String paymentId, long amountCents) throws PaymentDeclinedException {
+    return runtime.execute(CAPTURE,
+        new Object[] {paymentId},
+        new Object[] {amountCents},
+        () -> delegate.capture(paymentId, amountCents));
+  }
+
+  @Override
+  public void ship(UUID shipmentId) throws PaymentDeclinedException {
+    runtime.execute(SHIP,
+        new Object[] {shipmentId},
+        NO_PAYLOAD,
+        () -> {
+          delegate.ship(shipmentId);
+          return null;
+        });
   }
 
   @Override

@@ -1,6 +1,9 @@
 package dev.idem.runtime;
 
+import dev.idem.InFlight;
+import dev.idem.Mode;
 import java.time.Duration;
+import java.util.ArrayList;
 import java.util.List;
 import java.util.Objects;
 
@@ -22,6 +25,12 @@ public final class CommandSpec<T> {
   private final long retentionMillis;
   private final List<String> keyPartNames;
   private final List<String> payloadNames;
+  private final Mode mode;
+  private final Duration lease;
+  private final long leaseMillis;
+  private final InFlight onInFlight;
+  private final Duration waitTimeout;
+  private final List<ReplayableFailure<?>> replayOn;
 
   private CommandSpec(Builder<T> builder) {
     this.scope = builder.scope;
@@ -30,6 +39,12 @@ public final class CommandSpec<T> {
     this.retentionMillis = builder.retention.toMillis();
     this.keyPartNames = builder.keyPartNames;
     this.payloadNames = builder.payloadNames;
+    this.mode = builder.mode;
+    this.lease = builder.lease;
+    this.leaseMillis = builder.lease.toMillis();
+    this.onInFlight = builder.onInFlight;
+    this.waitTimeout = builder.waitTimeout;
+    this.replayOn = List.copyOf(builder.replayOn);
   }
 
   /**
@@ -73,10 +88,68 @@ public final class CommandSpec<T> {
     return payloadNames;
   }
 
+  /** @return how the key is claimed relative to the body's work */
+  public Mode mode() {
+    return mode;
+  }
+
+  /** @return ({@link Mode#CLAIM}) how long an in-flight claim holds before another caller may take it over */
+  public Duration lease() {
+    return lease;
+  }
+
+  long leaseMillis() {
+    return leaseMillis;
+  }
+
+  /** @return ({@link Mode#CLAIM}) what a caller does while another one holds the key */
+  public InFlight onInFlight() {
+    return onInFlight;
+  }
+
+  /** @return ({@link Mode#CLAIM}, {@link InFlight#WAIT}) how long to wait for the other caller's result */
+  public Duration waitTimeout() {
+    return waitTimeout;
+  }
+
+  /** @return the exception types that are stored and replayed like results */
+  public List<ReplayableFailure<?>> replayOn() {
+    return replayOn;
+  }
+
+  /**
+   * The replayable type {@code failure} belongs to: its own class if listed, else the first listed supertype; null
+   * if it is not a business outcome of this command.
+   */
+  ReplayableFailure<?> replayableFor(Throwable failure) {
+    ReplayableFailure<?> assignable = null;
+    for (ReplayableFailure<?> candidate : replayOn) {
+      if (candidate.type() == failure.getClass()) {
+        return candidate;
+      }
+      if (assignable == null && candidate.type().isInstance(failure)) {
+        assignable = candidate;
+      }
+    }
+    return assignable;
+  }
+
+  /** The replayable type stored under {@code storedName}, or null if it is no longer listed. */
+  ReplayableFailure<?> replayableNamed(String storedName) {
+    for (ReplayableFailure<?> candidate : replayOn) {
+      if (candidate.storedName().equals(storedName)) {
+        return candidate;
+      }
+    }
+    return null;
+  }
+
   @Override
   public String toString() {
     return "CommandSpec[" + scope + ", " + resultType + ", retention " + retention + ", key "
-        + keyPartNames + ", payload " + payloadNames + "]";
+        + keyPartNames + ", payload " + payloadNames + ", " + mode
+        + (mode == Mode.CLAIM ? " lease " + lease + " " + onInFlight + " wait " + waitTimeout : "")
+        + (replayOn.isEmpty() ? "" : ", replayOn " + replayOn) + "]";
   }
 
   /**
@@ -91,9 +164,11 @@ public final class CommandSpec<T> {
     private Duration retention = Duration.ofDays(1);
     private List<String> keyPartNames = List.of();
     private List<String> payloadNames = List.of();
-
-    // ---- Reserved for the CLAIM mode (another issue): mode, lease, onInFlight, waitTimeout, replayOn.
-    // ---- Add their fields and setters here; build() validates them together with the ones below.
+    private Mode mode = Mode.TRANSACTIONAL;
+    private Duration lease = Duration.ofSeconds(30);
+    private InFlight onInFlight = InFlight.FAIL;
+    private Duration waitTimeout = Duration.ofSeconds(10);
+    private final List<ReplayableFailure<?>> replayOn = new ArrayList<>(0);
 
     private Builder(String scope, ResultType<T> resultType) {
       Objects.requireNonNull(scope, "scope");
@@ -140,6 +215,77 @@ public final class CommandSpec<T> {
     public Builder<T> payload(String... names) {
       this.payloadNames = names(names, "payload");
       return this;
+    }
+
+    /**
+     * How the key is claimed relative to the body's work. Default {@link Mode#TRANSACTIONAL}.
+     *
+     * @param mode the mode
+     * @return this builder
+     */
+    public Builder<T> mode(Mode mode) {
+      this.mode = Objects.requireNonNull(mode, "mode");
+      return this;
+    }
+
+    /**
+     * ({@link Mode#CLAIM}) How long an in-flight claim holds before another caller may take it over. Default 30s.
+     *
+     * @param lease a positive duration
+     * @return this builder
+     */
+    public Builder<T> lease(Duration lease) {
+      this.lease = positive(lease, "lease");
+      return this;
+    }
+
+    /**
+     * ({@link Mode#CLAIM}) What a caller does while another one holds the key. Default {@link InFlight#FAIL}.
+     *
+     * @param onInFlight fail at once, or wait for the result
+     * @return this builder
+     */
+    public Builder<T> onInFlight(InFlight onInFlight) {
+      this.onInFlight = Objects.requireNonNull(onInFlight, "onInFlight");
+      return this;
+    }
+
+    /**
+     * ({@link Mode#CLAIM} with {@link InFlight#WAIT}) How long to wait for the other caller's result. Default 10s.
+     *
+     * @param waitTimeout a positive duration
+     * @return this builder
+     */
+    public Builder<T> waitTimeout(Duration waitTimeout) {
+      this.waitTimeout = positive(waitTimeout, "waitTimeout");
+      return this;
+    }
+
+    /**
+     * Exception types that are business outcomes: stored, and rethrown to every retry.
+     *
+     * @param failures one description per type, as generated by the processor
+     * @return this builder
+     */
+    public Builder<T> replayOn(ReplayableFailure<?>... failures) {
+      for (ReplayableFailure<?> failure : failures) {
+        Objects.requireNonNull(failure, "failure");
+        for (ReplayableFailure<?> listed : replayOn) {
+          if (listed.storedName().equals(failure.storedName())) {
+            throw new IllegalArgumentException("replayOn lists " + failure.storedName() + " twice");
+          }
+        }
+        replayOn.add(failure);
+      }
+      return this;
+    }
+
+    private static Duration positive(Duration duration, String what) {
+      Objects.requireNonNull(duration, what);
+      if (duration.isNegative() || duration.isZero() || duration.toMillis() == 0) {
+        throw new IllegalArgumentException(what + " must be positive (at least 1ms), got " + duration);
+      }
+      return duration;
     }
 
     /** @return the immutable spec */

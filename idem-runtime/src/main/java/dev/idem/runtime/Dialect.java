@@ -20,6 +20,10 @@ public abstract class Dialect {
   /** MariaDB and MySQL (InnoDB). */
   public static final Dialect MARIADB = new MariaDbDialect();
 
+  private static final String LEASE_CLAIM_COLUMNS =
+      " (scope, idem_key, state, fingerprint, owner_token, lease_until, created_at, expires_at)"
+          + " VALUES (?, ?, 'IN_PROGRESS', ?, ?, ?, ?, ?)";
+
   private final String name;
 
   private Dialect(String name) {
@@ -68,6 +72,12 @@ public abstract class Dialect {
   boolean claim(PreparedStatement claim) throws SQLException {
     return claim.executeUpdate() == 1;
   }
+
+  /**
+   * SQL inserting an in-progress claim ({@code CLAIM} mode) unless the key is recorded; parameters: scope, key,
+   * fingerprint, owner_token, lease_until, created_at, expires_at. Executed by {@link #claim(PreparedStatement)}.
+   */
+  abstract String leaseClaimSql(String table);
 
   /** SQL reading a record by scope and key, seeing the latest committed version. */
   String selectSql(String table) {
@@ -118,6 +128,11 @@ public abstract class Dialect {
     }
 
     @Override
+    String leaseClaimSql(String table) {
+      return "INSERT INTO " + table + LEASE_CLAIM_COLUMNS + " ON CONFLICT (scope, idem_key) DO NOTHING";
+    }
+
+    @Override
     String purgeSql(String table) {
       // PostgreSQL has no DELETE ... LIMIT; the subquery picks a batch of rows, the outer delete finds them by
       // ctid (a Tid Scan). ORDER BY makes the index on expires_at the only cheap plan: without it, when most rows
@@ -148,6 +163,11 @@ public abstract class Dialect {
       // "0 rows". It would also hide truncation, but keys and scopes are validated beforehand.
       return "INSERT IGNORE INTO " + table
           + " (scope, idem_key, state, fingerprint, created_at, expires_at) VALUES (?, ?, 'COMPLETED', ?, ?, ?)";
+    }
+
+    @Override
+    String leaseClaimSql(String table) {
+      return "INSERT IGNORE INTO " + table + LEASE_CLAIM_COLUMNS;
     }
 
     @Override
@@ -202,6 +222,11 @@ public abstract class Dialect {
     String claimSql(String table) {
       return "INSERT INTO " + table + " (scope, idem_key, state, fingerprint, created_at, expires_at)"
           + " VALUES (?, ?, 'COMPLETED', ?, ?, ?)";
+    }
+
+    @Override
+    String leaseClaimSql(String table) {
+      return "INSERT INTO " + table + LEASE_CLAIM_COLUMNS;
     }
 
     @Override

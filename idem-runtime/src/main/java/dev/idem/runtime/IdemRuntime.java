@@ -1,6 +1,7 @@
 package dev.idem.runtime;
 
 import com.fasterxml.jackson.databind.ObjectMapper;
+import dev.idem.Mode;
 import java.io.IOException;
 import java.io.InputStream;
 import java.lang.System.Logger.Level;
@@ -12,6 +13,7 @@ import java.sql.SQLException;
 import java.sql.Savepoint;
 import java.sql.Statement;
 import java.time.Clock;
+import java.time.Duration;
 import java.util.ArrayList;
 import java.util.Collection;
 import java.util.List;
@@ -24,7 +26,11 @@ import javax.sql.DataSource;
 /**
  * Executes idempotent commands: the first call with a key runs the command's body and records its
  * result in the same database transaction as the body's own writes; later calls with the same key
- * and payload replay the recorded result without running the body.
+ * and payload replay the recorded result without running the body. {@code CLAIM} commands, whose
+ * effects leave the database, commit a leased claim before the body runs instead (see
+ * {@link ClaimExecutor}); {@code replayOn} failures are recorded and replayed like results in both
+ * modes. Committed completed records are kept in a bounded in-memory cache, so that most retries
+ * need no database round trip.
  *
  * <p>Generated code calls {@link #execute}; application code uses {@link #inTransaction},
  * {@link #currentConnection()} and {@link #afterCommit(Runnable)} for its own writes, and
@@ -36,6 +42,7 @@ public final class IdemRuntime {
   private static final System.Logger LOG = System.getLogger(IdemRuntime.class.getName());
   private static final Pattern IDENTIFIER = Pattern.compile("[A-Za-z_][A-Za-z0-9_]*");
   private static final int MAX_TABLE_NAME_LENGTH = 63;
+  private static final int DEFAULT_RESULT_CACHE_SIZE = 10_000;
   /** Attempts for transient failures (deadlocks, lock timeouts) that happen before the body ran. */
   private static final int MAX_ATTEMPTS = 5;
   private static final String COMPLETED = "COMPLETED";
@@ -49,7 +56,10 @@ public final class IdemRuntime {
   private final ResultCodec results;
   private final Clock clock;
   private final SafeListener listener;
+  private final CompletedRecordCache cache;
   private final ThreadLocal<Transaction> current = new ThreadLocal<>();
+  private final ClaimExecutor claims;
+  private final Transitions transitions;
 
   private final String claimSql;
   private final String selectSql;
@@ -66,14 +76,17 @@ public final class IdemRuntime {
     this.results = new ResultCodec(builder.objectMapper);
     this.clock = builder.clock;
     this.listener = new SafeListener(builder.listener);
+    this.cache = new CompletedRecordCache(builder.resultCacheEnabled ? builder.resultCacheSize : 0);
     this.claimSql = dialect.claimSql(tableName);
     this.selectSql = dialect.selectSql(tableName);
     this.takeOverSql = "UPDATE " + tableName + " SET fingerprint = ?, state = '" + COMPLETED
         + "', result = NULL, error_type = NULL, owner_token = NULL, lease_until = NULL,"
         + " created_at = ?, expires_at = ? WHERE scope = ? AND idem_key = ? AND expires_at = ?";
-    this.storeResultSql = "UPDATE " + tableName + " SET result = ? WHERE scope = ? AND idem_key = ?";
+    this.storeResultSql = "UPDATE " + tableName + " SET result = ?, error_type = ? WHERE scope = ? AND idem_key = ?";
     this.purgeSql = dialect.purgeSql(tableName);
     this.batches = new BatchExecutor(this, dialect, tableName, keys, clock, listener);
+    this.claims = new ClaimExecutor(dataSource, dialect, tableName, results, clock, listener, cache, current);
+    this.transitions = new Transitions(this, builder.clock, builder.transitionListener, builder.logTransitions);
   }
 
   /** @return a builder; {@link Builder#dataSource(DataSource)} is required */
@@ -84,6 +97,11 @@ public final class IdemRuntime {
   /** @return the dialect in use */
   public Dialect dialect() {
     return dialect;
+  }
+
+  /** @return what generated {@code @StateTransition} methods share (log, listener, outcome decisions) */
+  public Transitions transitions() {
+    return transitions;
   }
 
   /** @return the name of the table holding the records */
@@ -123,10 +141,29 @@ public final class IdemRuntime {
       throw e;
     }
     String fingerprint = Fingerprinter.fingerprint(spec, payload);
+    CompletedRecord cached = cache.get(spec.scope(), key, clock.millis());
+    if (cached != null) {
+      return replayCached(spec, key, fingerprint, cached);
+    }
+    if (spec.mode() == Mode.CLAIM) {
+      return claims.execute(spec, key, fingerprint, body);
+    }
     Transaction joined = current.get();
     return joined != null
         ? executeJoined(joined, spec, key, fingerprint, body)
         : executeInOwnTransactions(spec, key, fingerprint, body);
+  }
+
+  /** A cache hit: no database access, but the same fingerprint rule as a replay from the table. */
+  private <T> T replayCached(CommandSpec<T> spec, String key, String fingerprint, CompletedRecord cached) {
+    if (!cached.fingerprint().equals(fingerprint)) {
+      listener.keyReused(spec.scope(), key);
+      throw new IdempotencyKeyReusedException(spec.scope(), key);
+    }
+    listener.replayed(spec.scope(), key);
+    @SuppressWarnings("unchecked")
+    T result = (T) results.replay(spec, cached);
+    return result;
   }
 
   private <T> T executeInOwnTransactions(
@@ -165,13 +202,14 @@ public final class IdemRuntime {
         pauseBeforeRetry(attemptNumber);
         continue;
       }
+      if (attempt.completed != null) {
+        cache.put(spec.scope(), key, attempt.completed);
+      }
       if (attempt.executed) {
         listener.completed(spec.scope(), key);
       }
       tx.runAfterCommit();
-      @SuppressWarnings("unchecked")
-      T result = (T) outcome;
-      return result;
+      return resultOf(outcome);
     }
     String message = "Could not claim or replay " + spec.scope() + " key '" + key + "' in "
         + MAX_ATTEMPTS + " attempts";
@@ -216,13 +254,21 @@ public final class IdemRuntime {
         continue; // nothing was written; claim again in the same transaction
       }
       releaseQuietly(connection, savepoint);
-      if (attempt.executed) {
-        String scope = spec.scope();
-        tx.afterCommit(() -> listener.completed(scope, key));
+      String scope = spec.scope();
+      CompletedRecord completed = attempt.completed;
+      boolean executed = attempt.executed;
+      if (completed != null || executed) {
+        // Read in the caller's transaction, the record may be its own uncommitted one: cache it only once durable.
+        tx.afterCommit(() -> {
+          if (completed != null) {
+            cache.put(scope, key, completed);
+          }
+          if (executed) {
+            listener.completed(scope, key);
+          }
+        });
       }
-      @SuppressWarnings("unchecked")
-      T result = (T) outcome;
-      return result;
+      return resultOf(outcome);
     }
     rollbackQuietly(connection, savepoint);
     throw new IdempotencyException("Could not claim or replay " + spec.scope() + " key '" + key
@@ -256,6 +302,20 @@ public final class IdemRuntime {
   private static final class Attempt {
     boolean bodyStarted;
     boolean executed;
+    /** The record this attempt wrote or read, to cache once it is committed. */
+    CompletedRecord completed;
+  }
+
+  /** An attempt's outcome that is an exception to throw after the commit: a stored or replayed business failure. */
+  private record Rethrow(Throwable failure) {}
+
+  private static <T> T resultOf(Object outcome) {
+    if (outcome instanceof Rethrow rethrow) {
+      throw Sneaky.rethrow(rethrow.failure());
+    }
+    @SuppressWarnings("unchecked")
+    T result = (T) outcome;
+    return result;
   }
 
   /** Carries the body's exception past the SQLException handling, to be rethrown unchanged. */
@@ -301,9 +361,16 @@ public final class IdemRuntime {
         listener.keyReused(scope, key);
         throw new IdempotencyKeyReusedException(scope, key);
       } else if (COMPLETED.equals(stored.state())) {
-        Object replayed = results.read(spec, stored.result());
+        attempt.completed = new CompletedRecord(stored.fingerprint(), stored.result(), stored.errorType(),
+            stored.expiresAt());
         listener.replayed(scope, key);
-        return replayed;
+        try {
+          return results.replay(spec, attempt.completed);
+        } catch (IdempotencyException e) {
+          throw e;
+        } catch (Throwable storedFailure) {
+          return new Rethrow(storedFailure);
+        }
       } else {
         throw new IdempotencyException("The record of " + scope + " key '" + key + "' is in state "
             + stored.state() + ", which only the CLAIM mode writes; this runtime cannot handle it");
@@ -311,26 +378,54 @@ public final class IdemRuntime {
     }
     listener.claimed(scope, key);
     attempt.bodyStarted = true;
+    // Only commands with business failures need to undo the body's writes but keep the claim.
+    Savepoint beforeBody = spec.replayOn().isEmpty() ? null : connection.setSavepoint();
     Object value;
     try {
       value = body.run();
     } catch (Throwable t) {
-      throw new BodyFailure(t);
-    }
-    if (!spec.resultType().isVoid()) {
-      String json = results.write(spec, value);
-      try (PreparedStatement store = connection.prepareStatement(storeResultSql)) {
-        store.setString(1, json);
-        store.setString(2, scope);
-        store.setString(3, key);
-        store.executeUpdate();
+      ReplayableFailure<?> replayable = spec.replayableFor(t);
+      if (replayable == null) {
+        throw new BodyFailure(t);
       }
+      String arguments = captureFailure(spec, replayable, t);
+      connection.rollback(beforeBody);
+      storeResult(connection, scope, key, arguments, replayable.storedName());
+      attempt.executed = true;
+      attempt.completed = new CompletedRecord(fingerprint, arguments, replayable.storedName(), expiresAt);
+      return new Rethrow(t);
+    }
+    String json = spec.resultType().isVoid() ? null : results.write(spec, value);
+    if (json != null) {
+      storeResult(connection, scope, key, json, null);
     }
     attempt.executed = true;
+    attempt.completed = new CompletedRecord(fingerprint, json, null, expiresAt);
     return value;
   }
 
-  private record Stored(String state, String fingerprint, String result, long expiresAt) {}
+  /** The failure's constructor arguments as JSON; if they cannot be captured, the failure is not stored. */
+  private String captureFailure(CommandSpec<?> spec, ReplayableFailure<?> replayable, Throwable failure) {
+    try {
+      return results.writeArguments(spec, replayable, replayable.capture(failure));
+    } catch (RuntimeException e) {
+      failure.addSuppressed(e);
+      throw new BodyFailure(failure);
+    }
+  }
+
+  private void storeResult(Connection connection, String scope, String key, String json, String errorType)
+      throws SQLException {
+    try (PreparedStatement store = connection.prepareStatement(storeResultSql)) {
+      store.setString(1, json);
+      store.setString(2, errorType);
+      store.setString(3, scope);
+      store.setString(4, key);
+      store.executeUpdate();
+    }
+  }
+
+  private record Stored(String state, String fingerprint, String result, String errorType, long expiresAt) {}
 
   private Stored read(Connection connection, String scope, String key) throws SQLException {
     try (PreparedStatement select = connection.prepareStatement(selectSql)) {
@@ -340,7 +435,7 @@ public final class IdemRuntime {
         if (!rs.next()) {
           return null;
         }
-        return new Stored(rs.getString(1), rs.getString(2), rs.getString(3), rs.getLong(5));
+        return new Stored(rs.getString(1), rs.getString(2), rs.getString(3), rs.getString(4), rs.getLong(5));
       }
     }
   }
@@ -455,6 +550,32 @@ public final class IdemRuntime {
     return current.get() != null;
   }
 
+  /**
+   * Inside the body of a {@code CLAIM} command: extends this caller's lease, so that a long-running body is not
+   * taken over. The lease then ends {@code extension} from now. Commits at once, on a connection of its own.
+   *
+   * @param extension a positive duration
+   * @return true if the lease was extended; false if it was lost (another caller took the key over), in which case
+   *     the body should stop: its completion will be rejected with {@link IdempotencyLeaseLostException}
+   * @throws IllegalStateException if no {@code CLAIM} command's body is running on this thread
+   * @throws IdempotencyStoreException if the update fails
+   */
+  public boolean extendLease(Duration extension) {
+    Objects.requireNonNull(extension, "extension");
+    if (extension.isNegative() || extension.isZero()) {
+      throw new IllegalArgumentException("extension must be positive, got " + extension);
+    }
+    return claims.extendLease(extension);
+  }
+
+  /**
+   * Forgets every cached completed record, e.g. after deleting records by hand (as tests do). Never needed
+   * otherwise: idem's own records change only after they expired.
+   */
+  public void clearResultCache() {
+    cache.clear();
+  }
+
   private Transaction requireTransaction(String what) {
     Transaction tx = current.get();
     if (tx == null) {
@@ -537,7 +658,8 @@ public final class IdemRuntime {
   /**
    * Creates the table and its expiry index if they do not exist; safe to call repeatedly. Runs the
    * dialect's DDL resource ({@code dev/idem/runtime/schema/<dialect>.sql}) with the table name
-   * substituted. Production systems may prefer to run that resource through Flyway or Liquibase.
+   * substituted, and the transition log ({@code schema/transition-log-<dialect>.sql}). Production
+   * systems may prefer to run those resources through Flyway or Liquibase.
    *
    * @throws IdempotencyStoreException if the DDL fails
    */
@@ -546,6 +668,10 @@ public final class IdemRuntime {
     try (Connection connection = dataSource.getConnection();
         Statement statement = connection.createStatement()) {
       for (String sql : statements(ddl)) {
+        statement.execute(sql);
+      }
+      // The transition log of @StateTransition methods (idem_transition_log), created alongside.
+      for (String sql : Transitions.schema(dialect)) {
         statement.execute(sql);
       }
       if (!connection.getAutoCommit()) {
@@ -648,8 +774,40 @@ public final class IdemRuntime {
     private Clock clock = Clock.systemUTC();
     private ObjectMapper objectMapper;
     private IdempotencyListener listener = IdempotencyListener.NO_OP;
+    private boolean resultCacheEnabled = true;
+    private int resultCacheSize = DEFAULT_RESULT_CACHE_SIZE;
+    private TransitionListener transitionListener = TransitionListener.NO_OP;
+    private boolean logTransitions;
 
     private Builder() {}
+
+    /**
+     * Whether completed results are kept in memory, so that a retry of a completed command is answered without a
+     * database round trip; default on. Only committed completed records are cached (they never change before they
+     * expire, so this is safe with several instances); a hit still checks the payload's fingerprint.
+     *
+     * @param enabled false to always read the table
+     * @return this builder
+     */
+    public Builder resultCache(boolean enabled) {
+      this.resultCacheEnabled = enabled;
+      return this;
+    }
+
+    /**
+     * The most completed records the result cache keeps (least recently used go first); default 10,000.
+     *
+     * @param maxEntries at least 1
+     * @return this builder
+     */
+    public Builder resultCacheSize(int maxEntries) {
+      if (maxEntries < 1) {
+        throw new IllegalArgumentException("resultCacheSize must be positive, got " + maxEntries
+            + "; use resultCache(false) to turn the cache off");
+      }
+      this.resultCacheSize = maxEntries;
+      return this;
+    }
 
     /**
      * The data source for records and business writes (required). Pooled in production.
@@ -749,6 +907,29 @@ public final class IdemRuntime {
      */
     public Builder listener(IdempotencyListener listener) {
       this.listener = Objects.requireNonNull(listener, "listener");
+      return this;
+    }
+
+    /**
+     * Observes {@code @StateTransition} methods: applied, repeated and rejected transitions; default none.
+     *
+     * @param transitionListener the listener
+     * @return this builder
+     */
+    public Builder transitionListener(TransitionListener transitionListener) {
+      this.transitionListener = Objects.requireNonNull(transitionListener, "transitionListener");
+      return this;
+    }
+
+    /**
+     * Records every applied {@code @StateTransition} in the transition log, not only those with {@code log = true};
+     * default false. The log table is created by {@link IdemRuntime#createSchema()}.
+     *
+     * @param logTransitions whether to log all transitions
+     * @return this builder
+     */
+    public Builder logTransitions(boolean logTransitions) {
+      this.logTransitions = logTransitions;
       return this;
     }
 

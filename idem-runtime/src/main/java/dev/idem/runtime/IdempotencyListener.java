@@ -48,4 +48,39 @@ public interface IdempotencyListener {
    * @param rule the name of the broken {@link InvalidIdempotencyKeyException.KeyRule}
    */
   default void invalidKey(String scope, String rule) {}
+
+  /**
+   * ({@code CLAIM} mode) Another caller holds an unexpired lease on the key; this call failed with
+   * {@link IdempotencyInProgressException} (at once, or after waiting in vain).
+   *
+   * @param scope the command's scope
+   * @param key the composed idempotency key
+   */
+  default void inFlightRejected(String scope, String key) {}
+
+  /**
+   * ({@code CLAIM} mode) This caller took over a key whose previous owner's lease had ended, or whose record had
+   * expired; {@link #claimed} follows.
+   *
+   * @param scope the command's scope
+   * @param key the composed idempotency key
+   */
+  default void takenOver(String scope, String key) {}
+
+  /**
+   * ({@code CLAIM} mode) The body threw an exception that is not a business outcome; the claim was released so that
+   * a retry runs again.
+   *
+   * @param scope the command's scope
+   * @param key the composed idempotency key
+   */
+  default void released(String scope, String key) {}
+
+  /**
+   * ({@code CLAIM} mode) This caller's lease was taken over before it completed; its outcome was discarded.
+   *
+   * @param scope the command's scope
+   * @param key the composed idempotency key
+   */
+  default void leaseLost(String scope, String key) {}
 }

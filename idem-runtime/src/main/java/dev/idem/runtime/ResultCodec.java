@@ -3,6 +3,7 @@ package dev.idem.runtime;
 import com.fasterxml.jackson.core.JsonProcessingException;
 import com.fasterxml.jackson.databind.DeserializationFeature;
 import com.fasterxml.jackson.databind.JavaType;
+import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.ObjectMapper;
 import com.fasterxml.jackson.databind.ObjectReader;
 import com.fasterxml.jackson.databind.ObjectWriter;
@@ -53,6 +54,50 @@ final class ResultCodec {
       throw new IdempotencyException("Cannot replay the stored result of " + spec.scope() + " as "
           + spec.resultType().type().getTypeName() + " (" + e.getOriginalMessage()
           + "); did the result type change incompatibly?", e);
+    }
+  }
+
+  /**
+   * What a stored record replays: the result, or (for a stored business failure) the recreated exception, thrown.
+   */
+  Object replay(CommandSpec<?> spec, CompletedRecord record) {
+    if (record.errorType() == null) {
+      return read(spec, record.result());
+    }
+    ReplayableFailure<?> failure = spec.replayableNamed(record.errorType());
+    if (failure == null) {
+      throw new IdempotencyException("The stored outcome of " + spec.scope() + " is the exception "
+          + record.errorType() + ", which is no longer listed in replayOn; add it back, or let the record expire");
+    }
+    throw Sneaky.rethrow(failure.recreate(readArguments(spec, failure, record.result())));
+  }
+
+  /** The constructor arguments of a business failure as a JSON array. */
+  String writeArguments(CommandSpec<?> spec, ReplayableFailure<?> failure, Object[] arguments) {
+    try {
+      return mapper.writeValueAsString(arguments);
+    } catch (JsonProcessingException e) {
+      throw new IdempotencyException("Cannot store the " + failure.storedName() + " of " + spec.scope()
+          + " as JSON (" + e.getOriginalMessage() + ")", e);
+    }
+  }
+
+  private Object[] readArguments(CommandSpec<?> spec, ReplayableFailure<?> failure, String json) {
+    try {
+      JsonNode array = mapper.readTree(json);
+      Object[] arguments = new Object[failure.argumentTypes().size()];
+      if (!array.isArray() || array.size() != arguments.length) {
+        throw new IdempotencyException("The stored " + failure.storedName() + " of " + spec.scope() + " has "
+            + array.size() + " values, but its constructor takes " + arguments.length
+            + "; did the exception change incompatibly?");
+      }
+      for (int i = 0; i < arguments.length; i++) {
+        arguments[i] = mapper.treeToValue(array.get(i), failure.argumentTypes().get(i));
+      }
+      return arguments;
+    } catch (JsonProcessingException e) {
+      throw new IdempotencyException("Cannot replay the stored " + failure.storedName() + " of " + spec.scope()
+          + " (" + e.getOriginalMessage() + "); did the exception change incompatibly?", e);
     }
   }
 

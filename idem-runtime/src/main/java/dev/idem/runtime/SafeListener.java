@@ -53,6 +53,38 @@ final class SafeListener {
     }
   }
 
+  void inFlightRejected(String scope, String key) {
+    try {
+      listener.inFlightRejected(scope, key);
+    } catch (RuntimeException e) {
+      failed("inFlightRejected", e);
+    }
+  }
+
+  void takenOver(String scope, String key) {
+    try {
+      listener.takenOver(scope, key);
+    } catch (RuntimeException e) {
+      failed("takenOver", e);
+    }
+  }
+
+  void released(String scope, String key) {
+    try {
+      listener.released(scope, key);
+    } catch (RuntimeException e) {
+      failed("released", e);
+    }
+  }
+
+  void leaseLost(String scope, String key) {
+    try {
+      listener.leaseLost(scope, key);
+    } catch (RuntimeException e) {
+      failed("leaseLost", e);
+    }
+  }
+
   private static void failed(String event, RuntimeException e) {
     LOG.log(Level.WARNING, "IdempotencyListener." + event + " failed; ignored", e);
   }

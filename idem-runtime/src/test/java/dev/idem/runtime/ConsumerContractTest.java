@@ -106,6 +106,7 @@ abstract class ConsumerContractTest {
       throw unavailable;
     }
     database.execute("DELETE FROM idem_record", "DELETE FROM effects");
+    runtime.clearResultCache();
     clock.set(Instant.parse("2030-01-01T00:00:00Z"));
     counting.reset();
     events.clear();
@@ -200,6 +201,11 @@ abstract class ConsumerContractTest {
     counting.reset();
     onOrderPaid(new OrderPaid("msg-1", 250), "billing");
     assertEquals(1, delegateCalls.get(), "the duplicate did not reach the delegate");
+    assertEquals(0, counting.statementsExecuted(), "answered from the runtime's cache of completed records");
+
+    runtime.clearResultCache(); // as in another consumer process, or after a restart
+    onOrderPaid(new OrderPaid("msg-1", 250), "billing");
+    assertEquals(1, delegateCalls.get());
     assertEquals(2, counting.statementsExecuted(), "the claim that found the key, and the read of its record");
     assertEquals(1, effects("billing"));
   }

@@ -107,6 +107,16 @@ public final class IsolatedDatabase implements AutoCloseable {
     return url;
   }
 
+  /** @return the user to connect as (e.g. from a child JVM); empty for H2 */
+  public String user() {
+    return database == TestDatabase.H2 ? "" : database.user();
+  }
+
+  /** @return the password to connect with; empty for H2 */
+  public String password() {
+    return database == TestDatabase.H2 ? "" : database.password();
+  }
+
   /** @return the database's (or schema's) name */
   public String name() {
     return name;

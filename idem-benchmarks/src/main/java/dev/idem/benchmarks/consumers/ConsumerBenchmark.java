@@ -26,7 +26,8 @@ import org.springframework.transaction.support.TransactionTemplate;
  * does the same business write, one INSERT per processed message, in the same transaction as its dedup record.
  *
  * <p>{@code mvn -q -Pbench -pl idem-benchmarks -am verify -DskipTests}; system properties:
- * {@code idem.bench.messages} (distinct messages, default 200000), {@code idem.bench.url}, {@code .user},
+ * {@code idem.bench.messages} (distinct messages, default 200000), {@code idem.bench.variants} (only the variants
+ * whose name contains it; their ratio is then to the first one run), {@code idem.bench.url}, {@code .user},
  * {@code .password} (default the local test database). Works in a schema of its own, dropped at the end.
  */
 public final class ConsumerBenchmark {
@@ -100,8 +101,12 @@ public final class ConsumerBenchmark {
         deliveries.size(), messages, deliveries.size() - messages);
     System.out.printf("%-45s %12s %10s %10s%n", "variant", "messages/s", "seconds", "vs Camel");
 
+    String only = System.getProperty("idem.bench.variants", "");
     double camelRate = 0;
     for (Map.Entry<String, Variant> variant : variants.entrySet()) {
+      if (!only.isEmpty() && !variant.getKey().contains(only)) {
+        continue;
+      }
       clear();
       variant.getValue().consume(deliveries("warm-up", WARM_UP_MESSAGES, new Random(7)));
       clear();

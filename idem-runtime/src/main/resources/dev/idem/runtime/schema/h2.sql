@@ -6,11 +6,11 @@ CREATE TABLE IF NOT EXISTS idem_record (
   state        VARCHAR(16)  NOT NULL,  -- 'IN_PROGRESS' | 'COMPLETED' | 'FAILED'
   fingerprint  VARCHAR(64)  NOT NULL,  -- SHA-256 hex of the canonical JSON payload
   result       CHARACTER LARGE OBJECT NULL,      -- the result as JSON; NULL for void commands
-  error_type   VARCHAR(255) NULL,      -- reserved for stored business exceptions
-  owner_token  VARCHAR(36)  NULL,      -- reserved: which caller holds an IN_PROGRESS claim
-  lease_until  BIGINT       NULL,      -- reserved: epoch millis until which that claim holds
+  error_type   VARCHAR(255) NULL,      -- class of a stored replayOn exception (result then holds its constructor arguments)
+  owner_token  VARCHAR(36)  NULL,      -- CLAIM mode: which caller holds an IN_PROGRESS claim (fences completion)
+  lease_until  BIGINT       NULL,      -- CLAIM mode: epoch millis until which that claim holds; then it may be taken over
   created_at   BIGINT       NOT NULL,  -- epoch millis (runtime clock) of the first execution
-  expires_at   BIGINT       NOT NULL,  -- epoch millis after which the key may run anew and be purged
+  expires_at   BIGINT       NOT NULL,  -- epoch millis after which the key may run anew and be purged (IN_PROGRESS: lease end + retention)
   PRIMARY KEY (scope, idem_key)
 );
 

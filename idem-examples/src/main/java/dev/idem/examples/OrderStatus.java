@@ -1,0 +1,10 @@
+package dev.idem.examples;
+
+/** The states of a {@link PurchaseOrder}, stored by name ({@code @Enumerated(STRING)}). */
+public enum OrderStatus {
+  CREATED,
+  PROCESSING,
+  PAID,
+  SHIPPED,
+  FINISHED
+}

@@ -1,0 +1,10 @@
+package dev.idem.examples.generated;
+
+import dev.idem.testsupport.TestDatabase;
+
+class PostgresGeneratedCommandsTest extends GeneratedCommandsContractTest {
+  @Override
+  TestDatabase database() {
+    return TestDatabase.POSTGRESQL;
+  }
+}

@@ -1,0 +1,12 @@
+package com.example.flow;
+
+import com.example.flow.model.Order;
+import dev.idem.EntityId;
+import dev.idem.StateTransition;
+
+public interface EntityIdDuplicate {
+
+  @StateTransition(entity = Order.class, from = "CREATED", to = "PAID")
+  void pay(@EntityId long id,
+           @EntityId long otherId);
+}

@@ -1,0 +1,11 @@
+package com.example.flow;
+
+import com.example.flow.model.Order;
+import dev.idem.EntityId;
+import dev.idem.StateTransition;
+
+public interface EntityIdType {
+
+  @StateTransition(entity = Order.class, from = "CREATED", to = "PAID")
+  void pay(@EntityId String orderId);
+}

@@ -1,0 +1,11 @@
+package com.example.flow;
+
+import com.example.flow.model.Order;
+import dev.idem.EntityId;
+import dev.idem.StateTransition;
+
+public interface FieldType {
+
+  @StateTransition(entity = Order.class, field = "amount", from = "CREATED", to = "PAID")
+  void pay(@EntityId long id);
+}

@@ -1,0 +1,7 @@
+package com.example.flow.model;
+
+/** Not an entity. */
+public class Note {
+  private long id;
+  private OrderStatus status;
+}

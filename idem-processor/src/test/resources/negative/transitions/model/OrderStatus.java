@@ -1,0 +1,5 @@
+package com.example.flow.model;
+
+public enum OrderStatus {
+  CREATED, PAID, SHIPPED, FINISHED
+}
