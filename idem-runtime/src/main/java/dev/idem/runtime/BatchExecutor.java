@@ -1,9 +1,7 @@
 package dev.idem.runtime;
 
 import dev.idem.runtime.BatchStatements.StoredRecord;
-import java.lang.System.Logger.Level;
 import java.sql.Connection;
-import java.sql.PreparedStatement;
 import java.sql.SQLException;
 import java.sql.Savepoint;
 import java.time.Clock;
@@ -15,7 +13,6 @@ import java.util.List;
 import java.util.Map;
 import java.util.Objects;
 import java.util.Set;
-import java.util.concurrent.ThreadLocalRandom;
 import java.util.function.Function;
 
 /**
@@ -29,32 +26,26 @@ import java.util.function.Function;
  */
 final class BatchExecutor {
 
-  private static final System.Logger LOG = System.getLogger(IdemRuntime.class.getName());
-  /** Attempts for transient failures (deadlocks, lock timeouts) that happen before the body ran. */
-  private static final int MAX_ATTEMPTS = 5;
   /** Claim rounds within one attempt for keys whose competing claim rolled back or whose record was purged. */
   private static final int MAX_ROUNDS = 5;
-  private static final String COMPLETED = "COMPLETED";
 
-  private final IdemRuntime runtime;
+  private final TransactionManager transactions;
   private final Dialect dialect;
   private final BatchStatements statements;
+  private final RecordStatements records;
   private final KeyComposer keys;
   private final Clock clock;
   private final SafeListener listener;
-  private final String takeOverSql;
 
-  BatchExecutor(IdemRuntime runtime, Dialect dialect, String table, KeyComposer keys, Clock clock,
-                SafeListener listener) {
-    this.runtime = runtime;
+  BatchExecutor(TransactionManager transactions, RecordStatements records, Dialect dialect, String table,
+                KeyComposer keys, Clock clock, SafeListener listener) {
+    this.transactions = transactions;
     this.dialect = dialect;
     this.statements = BatchStatements.of(dialect, table);
+    this.records = records;
     this.keys = keys;
     this.clock = clock;
     this.listener = listener;
-    this.takeOverSql = "UPDATE " + table + " SET fingerprint = ?, state = '" + COMPLETED + "', result = NULL,"
-        + " error_type = NULL, owner_token = NULL, lease_until = NULL, created_at = ?, expires_at = ?"
-        + " WHERE scope = ? AND idem_key = ? AND expires_at = ?";
   }
 
   <E> int execute(CommandSpec<Void> spec, Collection<E> messages, Function<? super E, Object[]> keyParts,
@@ -66,7 +57,7 @@ final class BatchExecutor {
       return 0;
     }
     Batch<E> batch = prepare(spec, messages, keyParts, payload);
-    return runtime.hasTransaction() ? executeJoined(spec, batch, body) : executeInOwnTransactions(spec, batch, body);
+    return transactions.inProgress() ? executeJoined(spec, batch, body) : executeInOwnTransactions(spec, batch, body);
   }
 
   /**
@@ -120,10 +111,10 @@ final class BatchExecutor {
 
   private <E> int executeInOwnTransactions(CommandSpec<Void> spec, Batch<E> batch, BatchBody<E> body) {
     SQLException lastTransientFailure = null;
-    for (int attemptNumber = 1; attemptNumber <= MAX_ATTEMPTS; attemptNumber++) {
+    for (int attemptNumber = 1; attemptNumber <= Retries.MAX_ATTEMPTS; attemptNumber++) {
       Attempt attempt = new Attempt();
       try {
-        return runtime.inTransaction(connection -> attempt(connection, spec, batch, body, attempt));
+        return transactions.inTransaction(connection -> attempt(connection, spec, batch, body, attempt));
       } catch (BodyFailure failure) {
         throw Sneaky.rethrow(failure.getCause());
       } catch (Exception e) {
@@ -136,16 +127,16 @@ final class BatchExecutor {
               + spec.scope() + " failed; the transaction was rolled back", sqlException);
         }
         lastTransientFailure = sqlException;
-        pauseBeforeRetry(attemptNumber);
+        Retries.pauseBeforeRetry(attemptNumber);
       }
     }
     throw new IdempotencyStoreException("Could not claim a batch of " + batch.sortedKeys().size() + " keys of "
-        + spec.scope() + " in " + MAX_ATTEMPTS + " attempts", lastTransientFailure);
+        + spec.scope() + " in " + Retries.MAX_ATTEMPTS + " attempts", lastTransientFailure);
   }
 
-  /** Inside the caller's transaction; a savepoint undoes the batch alone if it fails (see IdemRuntime). */
+  /** Inside the caller's transaction; a savepoint undoes the batch alone if it fails (see TransactionalExecutor). */
   private <E> int executeJoined(CommandSpec<Void> spec, Batch<E> batch, BatchBody<E> body) {
-    Connection connection = runtime.currentConnection();
+    Connection connection = transactions.currentConnection();
     Savepoint savepoint;
     try {
       savepoint = connection.setSavepoint();
@@ -154,33 +145,24 @@ final class BatchExecutor {
     }
     try {
       int processed = attempt(connection, spec, batch, body, new Attempt());
-      releaseQuietly(connection, savepoint);
+      Quietly.release(connection, savepoint);
       return processed;
     } catch (BodyFailure failure) {
-      rollbackQuietly(connection, savepoint);
+      Quietly.rollback(connection, savepoint);
       throw Sneaky.rethrow(failure.getCause());
     } catch (SQLException e) {
       // No retry: the database may have aborted the caller's whole transaction (deadlock victim).
-      rollbackQuietly(connection, savepoint);
+      Quietly.rollback(connection, savepoint);
       throw new IdempotencyStoreException("Recording a batch of " + spec.scope()
           + " in the caller's transaction failed", e);
     } catch (RuntimeException | Error e) {
-      rollbackQuietly(connection, savepoint);
+      Quietly.rollback(connection, savepoint);
       throw e;
     }
   }
 
   private static final class Attempt {
     boolean bodyStarted;
-  }
-
-  /** Carries the body's exception past the SQLException handling, to be rethrown unchanged. */
-  private static final class BodyFailure extends RuntimeException {
-    private static final long serialVersionUID = 1L;
-
-    BodyFailure(Throwable cause) {
-      super(null, cause, false, false);
-    }
   }
 
   private <E> int attempt(Connection connection, CommandSpec<Void> spec, Batch<E> batch, BatchBody<E> body,
@@ -224,7 +206,7 @@ final class BatchExecutor {
     } catch (Throwable t) {
       throw new BodyFailure(t);
     }
-    runtime.afterCommit(() -> {
+    transactions.afterCommit(() -> {
       for (String key : claimed) {
         listener.completed(scope, key);
       }
@@ -241,15 +223,15 @@ final class BatchExecutor {
   private List<String> resolve(Connection connection, CommandSpec<Void> spec, Batch<?> batch, List<String> recorded,
                                long now, long expiresAt, Set<String> claimed) throws SQLException {
     String scope = spec.scope();
-    Map<String, StoredRecord> records = statements.read(connection, scope, recorded);
+    Map<String, StoredRecord> found = statements.read(connection, scope, recorded);
     List<String> again = new ArrayList<>();
     for (String key : recorded) {
-      StoredRecord stored = records.get(key);
+      StoredRecord stored = found.get(key);
       String fingerprint = batch.fingerprints().get(key);
       if (stored == null) {
         again.add(key);
       } else if (stored.expiresAt() <= now) {
-        if (takeOver(connection, scope, key, fingerprint, now, expiresAt, stored.expiresAt())) {
+        if (records.takeOver(connection, scope, key, fingerprint, now, expiresAt, stored.expiresAt())) {
           claimed.add(key);
         } else {
           again.add(key);
@@ -257,7 +239,7 @@ final class BatchExecutor {
       } else if (!stored.fingerprint().equals(fingerprint)) {
         listener.keyReused(scope, key);
         throw new IdempotencyKeyReusedException(scope, key);
-      } else if (!COMPLETED.equals(stored.state())) {
+      } else if (!RecordStatements.COMPLETED.equals(stored.state())) {
         throw new IdempotencyException("The record of " + scope + " key '" + key + "' is in state "
             + stored.state() + ", which batch commands cannot handle");
       } else {
@@ -265,44 +247,5 @@ final class BatchExecutor {
       }
     }
     return again;
-  }
-
-  /** Reuses an expired record; guarded by its old expiry so that only one caller wins. */
-  private boolean takeOver(Connection connection, String scope, String key, String fingerprint, long now,
-                           long expiresAt, long oldExpiresAt) throws SQLException {
-    try (PreparedStatement update = connection.prepareStatement(takeOverSql)) {
-      update.setString(1, fingerprint);
-      update.setLong(2, now);
-      update.setLong(3, expiresAt);
-      update.setString(4, scope);
-      update.setString(5, key);
-      update.setLong(6, oldExpiresAt);
-      return update.executeUpdate() == 1;
-    }
-  }
-
-  private static void pauseBeforeRetry(int attemptNumber) {
-    // A short random pause de-synchronizes competitors that just deadlocked each other.
-    try {
-      Thread.sleep(ThreadLocalRandom.current().nextInt(1, 5 * attemptNumber + 1));
-    } catch (InterruptedException e) {
-      Thread.currentThread().interrupt();
-    }
-  }
-
-  private static void rollbackQuietly(Connection connection, Savepoint savepoint) {
-    try {
-      connection.rollback(savepoint);
-    } catch (SQLException e) {
-      LOG.log(Level.WARNING, "Rollback to savepoint failed", e);
-    }
-  }
-
-  private static void releaseQuietly(Connection connection, Savepoint savepoint) {
-    try {
-      connection.releaseSavepoint(savepoint);
-    } catch (SQLException e) {
-      LOG.log(Level.DEBUG, "Releasing a savepoint failed", e);
-    }
   }
 }
