@@ -40,6 +40,7 @@ final class ClaimExecutor {
   /** Longest pause between two looks at an in-flight record while waiting for its result. */
   private static final long MAX_POLL_MILLIS = 100;
 
+  /** For lease extensions, which commit at once on a connection of their own while the body's transaction runs. */
   private final DataSource dataSource;
   private final TransactionManager transactions;
   private final Dialect dialect;
@@ -98,12 +99,7 @@ final class ClaimExecutor {
           + " progress on this thread: its claim must commit before its work starts. Call it outside"
           + " runtime.inTransaction(...) and outside other commands' bodies.");
     }
-    Connection connection;
-    try {
-      connection = dataSource.getConnection();
-    } catch (SQLException e) {
-      throw new IdempotencyStoreException("Cannot obtain a connection", e);
-    }
+    Connection connection = transactions.newConnection();
     try {
       boolean autoCommit = connection.getAutoCommit();
       if (!autoCommit) {

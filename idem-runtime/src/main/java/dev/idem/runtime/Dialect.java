@@ -1,8 +1,10 @@
 package dev.idem.runtime;
 
+import java.sql.Connection;
 import java.sql.PreparedStatement;
 import java.sql.SQLException;
 import java.util.Locale;
+import javax.sql.DataSource;
 
 /**
  * What differs between databases: how a key is claimed without poisoning the transaction, how the
@@ -53,6 +55,23 @@ public abstract class Dialect {
       return MARIADB;
     }
     return null;
+  }
+
+  /** Detects the dialect of the data source from its database product name; takes one connection. */
+  static Dialect detect(DataSource dataSource) {
+    String product;
+    try (Connection connection = dataSource.getConnection()) {
+      product = connection.getMetaData().getDatabaseProductName();
+    } catch (SQLException e) {
+      throw new IdempotencyStoreException("Cannot detect the database dialect", e);
+    }
+    Dialect detected = forProductName(product);
+    if (detected == null) {
+      throw new IllegalStateException("idem does not know the database '" + product
+          + "'; set a dialect explicitly: IdemRuntime.builder().dialect(Dialect.POSTGRESQL) "
+          + "(Dialect.H2, Dialect.POSTGRESQL or Dialect.MARIADB)");
+    }
+    return detected;
   }
 
   /** Classpath resource holding the DDL, with {@code idem_record} as the table name. */

@@ -3,7 +3,6 @@ package dev.idem.runtime;
 import com.fasterxml.jackson.databind.ObjectMapper;
 import dev.idem.Mode;
 import java.sql.Connection;
-import java.sql.SQLException;
 import java.time.Clock;
 import java.time.Duration;
 import java.util.Collection;
@@ -26,12 +25,12 @@ import javax.sql.DataSource;
  * {@link #inTransaction}, {@link #currentConnection()} and {@link #afterCommit(Runnable)} for its
  * own writes, and {@link #createSchema()} / {@link #purgeExpired(int)} for housekeeping.
  * Thread-safe; create one per data source and table.
- *
- * <p>This class only validates arguments, answers from the cache and picks the executor: the
- * modes are {@link TransactionalExecutor}, {@link ClaimExecutor} and {@link BatchExecutor}, which
- * share this runtime's {@link TransactionManager}.
  */
 public final class IdemRuntime {
+
+  // A facade: it validates arguments, answers retries from the cache and hands the rest to one
+  // executor per mode (TransactionalExecutor, ClaimExecutor, BatchExecutor). They share one
+  // TransactionManager, so that commands, batches and inTransaction work on a thread join each other.
 
   private static final Pattern IDENTIFIER = Pattern.compile("[A-Za-z_][A-Za-z0-9_]*");
   private static final int MAX_TABLE_NAME_LENGTH = 63;
@@ -461,23 +460,7 @@ public final class IdemRuntime {
       if (dataSource == null) {
         throw new IllegalStateException("IdemRuntime needs a dataSource");
       }
-      return new IdemRuntime(this, dialect != null ? dialect : detectDialect());
-    }
-
-    private Dialect detectDialect() {
-      String product;
-      try (Connection connection = dataSource.getConnection()) {
-        product = connection.getMetaData().getDatabaseProductName();
-      } catch (SQLException e) {
-        throw new IdempotencyStoreException("Cannot detect the database dialect", e);
-      }
-      Dialect detected = Dialect.forProductName(product);
-      if (detected == null) {
-        throw new IllegalStateException("idem does not know the database '" + product
-            + "'; set a dialect explicitly: IdemRuntime.builder().dialect(Dialect.POSTGRESQL) "
-            + "(Dialect.H2, Dialect.POSTGRESQL or Dialect.MARIADB)");
-      }
-      return detected;
+      return new IdemRuntime(this, dialect != null ? dialect : Dialect.detect(dataSource));
     }
   }
 }

@@ -85,12 +85,7 @@ final class TransactionManager {
    * calls {@link #end}, then runs the after-commit actions if it committed.
    */
   Transaction begin() {
-    Connection connection;
-    try {
-      connection = dataSource.getConnection();
-    } catch (SQLException e) {
-      throw new IdempotencyStoreException("Cannot obtain a connection", e);
-    }
+    Connection connection = newConnection();
     try {
       boolean autoCommit = connection.getAutoCommit();
       if (autoCommit) {
@@ -102,6 +97,18 @@ final class TransactionManager {
     } catch (SQLException e) {
       Quietly.close(connection);
       throw new IdempotencyStoreException("Cannot begin a transaction", e);
+    }
+  }
+
+  /**
+   * A connection of its own, which the caller closes: for a transaction, or for a {@code CLAIM} command's claim,
+   * which must commit before its body runs.
+   */
+  Connection newConnection() {
+    try {
+      return dataSource.getConnection();
+    } catch (SQLException e) {
+      throw new IdempotencyStoreException("Cannot obtain a connection", e);
     }
   }
 
