@@ -7,6 +7,7 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 import dev.idem.testsupport.CountingDataSource;
 import dev.idem.testsupport.IsolatedDatabase;
 import dev.idem.testsupport.MutableClock;
+import dev.idem.testsupport.RecordingListener;
 import dev.idem.testsupport.TestDatabase;
 import java.io.IOException;
 import java.sql.Connection;
@@ -81,12 +82,7 @@ abstract class ConsumerContractTest {
     runtime = IdemRuntime.builder()
         .dataSource(counting)
         .clock(clock)
-        .listener(new IdempotencyListener() {
-          @Override public void claimed(String scope, String key) { events.add("claimed " + key); }
-          @Override public void completed(String scope, String key) { events.add("completed " + key); }
-          @Override public void replayed(String scope, String key) { events.add("replayed " + key); }
-          @Override public void keyReused(String scope, String key) { events.add("keyReused " + key); }
-        })
+        .listener(RecordingListener.keysOnly(events))
         .build();
     runtime.createSchema();
     database.execute("CREATE TABLE effects (consumer_group VARCHAR(64) NOT NULL, message_id VARCHAR(64) NOT NULL,"
