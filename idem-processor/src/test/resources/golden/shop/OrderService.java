@@ -5,6 +5,7 @@ import dev.idem.IdempotentCommand;
 import dev.idem.InFlight;
 import dev.idem.Mode;
 import java.time.Duration;
+import java.util.Collection;
 import java.util.List;
 import java.util.Map;
 import java.util.Optional;
@@ -40,6 +41,15 @@ public interface OrderService {
   /** Parameters named like the generated fields: the generated code must use this.runtime and this.delegate. */
   @IdempotentCommand
   Map<String, Integer> rebuildIndex(@IdempotencyKey long jobId, Duration runtime, String delegate);
+
+  /** Batch consumer: the nested key path is read from each message; the group is per batch. */
+  @IdempotentCommand(scope = "orders.paid-batch", retention = "P7D")
+  void onOrdersPaid(@IdempotencyKey("header.messageId") List<OrderPaid> batch, @IdempotencyKey String group);
+
+  /** Batch consumer over a Collection that returns how many it processed; a per-batch payload parameter. */
+  @IdempotentCommand
+  int settleAll(@IdempotencyKey("orderId") Collection<OrderPaid> message, @IdempotencyKey String group,
+                String firstSeen);
 
   /** CLAIM mode for a payment gateway call; a declined card is a business outcome that every retry gets again. */
   @IdempotentCommand(mode = Mode.CLAIM, lease = "PT2M", onInFlight = InFlight.WAIT, waitTimeout = "PT5S",

@@ -6,6 +6,7 @@ import java.sql.PreparedStatement;
 import java.sql.ResultSet;
 import java.sql.SQLException;
 import java.sql.Statement;
+import java.util.List;
 
 /**
  * The business code, written as if retries did not exist. It writes through {@link IdemRuntime#currentConnection()}
@@ -69,6 +70,23 @@ public final class JdbcOrderService implements OrderService, PaymentEvents {
       effect.executeUpdate();
     } catch (SQLException e) {
       throw new IllegalStateException("could not record the payment", e);
+    }
+  }
+
+  @Override
+  public void onOrdersPaid(List<OrderPaid> batch, String consumerGroup) {
+    Connection connection = runtime.currentConnection();
+    try (PreparedStatement effect = connection.prepareStatement(
+        "INSERT INTO payment_effects (consumer_group, order_id, amount_cents) VALUES (?, ?, ?)")) {
+      for (OrderPaid event : batch) {
+        effect.setString(1, consumerGroup);
+        effect.setLong(2, event.orderId());
+        effect.setLong(3, event.amountCents());
+        effect.addBatch();
+      }
+      effect.executeBatch();
+    } catch (SQLException e) {
+      throw new IllegalStateException("could not record the payments", e);
     }
   }
 

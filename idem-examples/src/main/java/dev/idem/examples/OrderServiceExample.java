@@ -7,6 +7,7 @@ import dev.idem.runtime.IdemRuntime;
 import dev.idem.runtime.IdempotencyKeyReusedException;
 import dev.idem.runtime.InvalidIdempotencyKeyException;
 import java.io.PrintStream;
+import java.util.List;
 import javax.sql.DataSource;
 import org.h2.jdbcx.JdbcConnectionPool;
 
@@ -75,6 +76,13 @@ public final class OrderServiceExample {
     long billing = business.paymentEffects("billing", first.orderId());
     long shipping = business.paymentEffects("shipping", first.orderId());
     out.printf("billing applied it %d time(s), shipping %d time(s)%n", billing, shipping);
+
+    out.println("== A batch redelivered with one new message: only the new one reaches the business code ==");
+    OrderPaid second = new OrderPaid("msg-0002", first.orderId(), 1);
+    payments.onOrdersPaid(List.of(paid, second), "audit");
+    payments.onOrdersPaid(List.of(paid, second, new OrderPaid("msg-0003", first.orderId(), 1)), "audit");
+    out.printf("audit applied %d payment(s) for 3 distinct messages in 5 deliveries%n",
+        business.paymentEffects("audit", first.orderId()));
 
     return new Outcome(first, retried, orders.countOrders(), reuseRejected, badKeyRejected, billing, shipping);
   }

@@ -31,6 +31,7 @@ class OrderServiceExampleTest {
       assertEquals(1, outcome.billingEffects());
       assertEquals(1, outcome.shippingEffects());
       assertTrue(printed.toString(StandardCharsets.UTF_8).contains("orders in table: 1"));
+      assertTrue(printed.toString(StandardCharsets.UTF_8).contains("audit applied 3 payment(s)"));
     } finally {
       pool.dispose();
     }

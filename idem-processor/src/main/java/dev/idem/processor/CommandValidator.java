@@ -59,16 +59,20 @@ final class CommandValidator {
   private final Elements elements;
   private final Types types;
   private final ScopeRegistry scopes;
+  private final BatchValidator batches;
 
   CommandValidator(ProcessingEnvironment env, ScopeRegistry scopes) {
     this.elements = env.getElementUtils();
     this.types = env.getTypeUtils();
     this.scopes = scopes;
+    this.batches = new BatchValidator(env);
   }
 
-  Optional<CommandMethod> validate(ExecutableElement method, ExecutableType type, AnnotationMirror command,
-                                   ValidationReport report) {
+  /** @return the method as a {@link CommandMethod} or, if it takes a batch of messages, a {@link BatchMethod} */
+  Optional<MethodModel> validate(ExecutableElement method, ExecutableType type, AnnotationMirror command,
+                                 ValidationReport report) {
     boolean valid = true;
+    BatchValidator batch = batches.forMethod();
     if (!method.getTypeParameters().isEmpty()) {
       report.report(Message.GENERIC_METHOD, method, method.getSimpleName());
       valid = false;
@@ -117,7 +121,7 @@ final class CommandValidator {
         continue;
       }
       keyAnnotations++;
-      Optional<KeyPart> part = keyPart(parameter, parameterType, key.get(), report);
+      Optional<KeyPart> part = keyPart(parameter, parameterType, key.get(), batch, report);
       if (part.isEmpty()) {
         valid = false;
       } else {
@@ -135,12 +139,14 @@ final class CommandValidator {
     if (!valid) {
       return Optional.empty();
     }
-    if (!scopes.register(scope, method, command, report)) {
+    CommandMethod commandMethod = new CommandMethod(method, type, scope, retention, keyParts, payload, mode,
+        Annotations.stringValue(command, "lease"), onInFlight, Annotations.stringValue(command, "waitTimeout"),
+        replayOn);
+    Optional<MethodModel> model = batch.model(commandMethod, command, report);
+    if (model.isEmpty() || !scopes.register(scope, method, command, report)) {
       return Optional.empty();
     }
-    return Optional.of(new CommandMethod(method, type, scope, retention, keyParts, payload, mode,
-        Annotations.stringValue(command, "lease"), onInFlight, Annotations.stringValue(command, "waitTimeout"),
-        replayOn));
+    return model;
   }
 
   private static String enumConstant(AnnotationMirror command, String member) {
@@ -265,10 +271,13 @@ final class CommandValidator {
   }
 
   private Optional<KeyPart> keyPart(VariableElement parameter, TypeMirror parameterType, AnnotationMirror key,
-                                    ValidationReport report) {
+                                    BatchValidator batch, ValidationReport report) {
     String name = parameter.getSimpleName().toString();
     String path = Annotations.stringValue(key, "value");
     if (path.isEmpty()) {
+      if (!batch.checkWholeParameter(parameter, parameterType, key, report)) {
+        return Optional.empty();
+      }
       if (!isSupportedKeyType(parameterType)) {
         report.report(Message.KEY_TYPE_UNSUPPORTED, parameter, key, name, parameterType);
         return Optional.empty();
@@ -283,7 +292,11 @@ final class CommandValidator {
     }
     List<String> accessors = new ArrayList<>();
     List<TypeMirror> accessorTypes = new ArrayList<>();
-    TypeMirror current = parameterType;
+    Optional<TypeMirror> pathTarget = batch.pathTarget(parameter, parameterType, key, pathValue, report);
+    if (pathTarget.isEmpty()) {
+      return Optional.empty();
+    }
+    TypeMirror current = pathTarget.get();
     for (String segment : path.split("\\.")) {
       Optional<ExecutableElement> accessor = findAccessor(current, segment);
       if (accessor.isEmpty()) {

@@ -67,6 +67,28 @@ enum Message {
           + " each have a public accessor of the same name and type, e.g. CardDeclinedException(String message,"
           + " String declineCode) with getMessage() and declineCode()."),
 
+  // Batch consumers: IDEM-020 onwards (IDEM-016 to IDEM-019 are left to the CLAIM mode).
+  BATCH_RETURN_TYPE(
+      "IDEM-020",
+      "Batch method %s returns %s, but a batch handler stores no result per message. Declare it void, or int to"
+          + " return the number of messages processed (0 when every message was a duplicate)."),
+  BATCH_SEVERAL_COLLECTIONS(
+      "IDEM-021",
+      "Key parameters %s and %s are both collections, but a batch has one collection of messages. Keep the messages"
+          + " in one List parameter and make the other key parts per-batch values, such as the consumer group."),
+  BATCH_COLLECTION_TYPE(
+      "IDEM-022",
+      "Key parameter %s has type %s. A batch handler takes its messages as List<E> or Collection<E> of a message"
+          + " type E, such as List<OrderPaid>, and resolves the accessor path on E: declare the parameter so."),
+  BATCH_KEY_WITHOUT_PATH(
+      "IDEM-023",
+      "Key parameter %s has type %s, but each message of a batch needs its own key. Name the accessor of the"
+          + " message id, such as @IdempotencyKey(\"messageId\")."),
+  BATCH_NOT_TRANSACTIONAL(
+      "IDEM-024",
+      "Batch method %s sets %s, which batch handlers do not support: a batch claims its messages and runs in one"
+          + " transaction, and a failure rolls the whole batch back for the broker to redeliver. Remove %s."),
+
   // State transitions (@StateTransition, @EntityId, @ExpectedVersion): IDEM-1xx.
   TRANSITION_NOT_AN_ENTITY(
       "IDEM-101",

@@ -4,7 +4,7 @@ import javax.lang.model.element.ExecutableElement;
 import javax.lang.model.type.ExecutableType;
 
 /** One method of the generated implementation. */
-sealed interface MethodModel permits CommandMethod, ForwardedMethod, TransitionMethod {
+sealed interface MethodModel permits CommandMethod, BatchMethod, ForwardedMethod, TransitionMethod {
 
   /** The interface method being implemented. */
   ExecutableElement method();

@@ -36,15 +36,17 @@ final class ServiceGenerator extends SourceFileGenerator<ServiceModel> {
   static final ClassName RESULT_TYPE = ClassName.get("dev.idem.runtime", "ResultType");
   static final ClassName REPLAYABLE_FAILURE = ClassName.get("dev.idem.runtime", "ReplayableFailure");
 
-  private static final String DELEGATE = "delegate";
-  private static final String RUNTIME = "runtime";
+  static final String DELEGATE = "delegate";
+  static final String RUNTIME = "runtime";
   private static final String NO_PAYLOAD = "NO_PAYLOAD";
 
   private final Types types;
+  private final BatchMethodWriter batches;
 
   ServiceGenerator(Filer filer, Messager messager, Types types) {
     super(filer, messager);
     this.types = types;
+    this.batches = new BatchMethodWriter(types);
   }
 
   @Override
@@ -81,6 +83,10 @@ final class ServiceGenerator extends SourceFileGenerator<ServiceModel> {
         type.addField(commandSpec(command, specName));
         needsNoPayload |= command.payloadParameters().isEmpty();
         methods.add(commandMethod(model, command, specName));
+      } else if (method instanceof BatchMethod batch) {
+        String specName = uniqueConstantName(batch.method().getSimpleName().toString(), fieldNames);
+        type.addField(batches.commandSpec(batch, specName));
+        methods.add(batches.batchMethod(model, batch, specName));
       } else if (method instanceof TransitionMethod transition) {
         String specName = uniqueConstantName(transition.method().getSimpleName().toString(), fieldNames);
         type.addField(TransitionWriter.spec(transition, specName));
@@ -212,7 +218,7 @@ final class ServiceGenerator extends SourceFileGenerator<ServiceModel> {
    * the runtime's "key part is null" error instead of a NullPointerException; nested paths go through locals so
    * that no accessor is called twice.
    */
-  private static CodeBlock keyValue(MethodSpec.Builder method, KeyPart part, Set<String> names) {
+  static CodeBlock keyValue(MethodSpec.Builder method, KeyPart part, Set<String> names) {
     String current = part.parameter();
     List<String> accessors = part.accessors();
     for (int i = 0; i < accessors.size() - 1; i++) {
@@ -267,7 +273,7 @@ final class ServiceGenerator extends SourceFileGenerator<ServiceModel> {
         || (component instanceof ArrayTypeName nested && isRaw(nested));
   }
 
-  private static String arguments(MethodModel method) {
+  static String arguments(MethodModel method) {
     return method.method().getParameters().stream()
         .map(VariableElement::getSimpleName)
         .map(Object::toString)
@@ -275,7 +281,7 @@ final class ServiceGenerator extends SourceFileGenerator<ServiceModel> {
   }
 
   /** {@code this.runtime} only where a parameter of the same name would otherwise shadow the field. */
-  private static String field(MethodModel method, String field) {
+  static String field(MethodModel method, String field) {
     boolean shadowed = method.method().getParameters().stream()
         .anyMatch(parameter -> parameter.getSimpleName().contentEquals(field));
     return shadowed ? "this." + field : field;
@@ -292,7 +298,7 @@ final class ServiceGenerator extends SourceFileGenerator<ServiceModel> {
   }
 
   /** {@code name}, or {@code name2}, {@code name3}... if it is taken; the result is taken from then on. */
-  private static String uniqueLocalName(String name, Set<String> taken) {
+  static String uniqueLocalName(String name, Set<String> taken) {
     String unique = name;
     for (int i = 2; !taken.add(unique); i++) {
       unique = name + i;
@@ -300,7 +306,7 @@ final class ServiceGenerator extends SourceFileGenerator<ServiceModel> {
     return unique;
   }
 
-  private static String capitalize(String name) {
+  static String capitalize(String name) {
     return Character.toUpperCase(name.charAt(0)) + name.substring(1);
   }
 }

@@ -19,7 +19,8 @@ record ServiceModel(TypeElement type, DeclaredType declaredType, ClassName gener
   /** Commands and plain forwarded methods call the user's implementation; generated transitions do not. */
   boolean needsDelegate() {
     return methods.stream()
-        .anyMatch(method -> method instanceof CommandMethod || method instanceof ForwardedMethod);
+        .anyMatch(method -> method instanceof CommandMethod || method instanceof BatchMethod
+            || method instanceof ForwardedMethod);
   }
 
   /**

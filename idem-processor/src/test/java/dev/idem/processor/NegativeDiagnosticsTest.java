@@ -146,7 +146,27 @@ class NegativeDiagnosticsTest {
         new Case("negative/ReplayOnAbstract.java", Message.REPLAY_ON_NOT_RECREATABLE,
             "replayOn = ReplayOnAbstract.Declined.class", ".class)",
             List.of("replayOn lists com.example.shop.ReplayOnAbstract.Declined, which idem cannot recreate for a"
-                + " retry: it is abstract")));
+                + " retry: it is abstract")),
+        new Case("negative/BatchReturnsList.java", Message.BATCH_RETURN_TYPE,
+            "List<String> onOrdersPaid(", "onOrdersPaid",
+            List.of("Batch method onOrdersPaid returns java.util.List<java.lang.String>",
+                "Declare it void, or int to return the number of messages processed")),
+        new Case("negative/BatchTwoCollections.java", Message.BATCH_SEVERAL_COLLECTIONS,
+            "@IdempotencyKey(\"name\") List<Group> groups", "@IdempotencyKey",
+            List.of("Key parameters batch and groups are both collections",
+                "make the other key parts per-batch values, such as the consumer group")),
+        new Case("negative/BatchSetOfMessages.java", Message.BATCH_COLLECTION_TYPE,
+            "Set<OrderPaid> batch", "\"messageId\"",
+            List.of("Key parameter batch has type java.util.Set<com.example.shop.BatchSetOfMessages.OrderPaid>",
+                "takes its messages as List<E> or Collection<E>", "resolves the accessor path on E")),
+        new Case("negative/BatchKeyWithoutPath.java", Message.BATCH_KEY_WITHOUT_PATH,
+            "@IdempotencyKey List<OrderPaid> batch", "@IdempotencyKey",
+            List.of("Key parameter batch has type java.util.List<com.example.shop.BatchKeyWithoutPath.OrderPaid>",
+                "Name the accessor of the message id, such as @IdempotencyKey(\"messageId\")")),
+        new Case("negative/BatchClaimMode.java", Message.BATCH_NOT_TRANSACTIONAL,
+            "mode = Mode.CLAIM", ".CLAIM", // javac's caret for a qualified constant is the dot
+            List.of("Batch method onOrdersPaid sets mode, which batch handlers do not support",
+                "a failure rolls the whole batch back for the broker to redeliver. Remove mode.")));
   }
 
   @ParameterizedTest(name = "{0}")

@@ -7,6 +7,7 @@ import dev.idem.runtime.IdemRuntime;
 import dev.idem.runtime.ReplayableFailure;
 import dev.idem.runtime.ResultType;
 import java.time.Duration;
+import java.util.Collection;
 import java.util.List;
 import java.util.Map;
 import java.util.Objects;
@@ -68,6 +69,20 @@ public final class OrderService_Idempotent implements OrderService {
           .retention(Duration.parse("P1D"))
           .keyParts("jobId")
           .payload("runtime", "delegate")
+          .build();
+
+  private static final CommandSpec<Void> ON_ORDERS_PAID =
+      CommandSpec.builder("orders.paid-batch", ResultType.VOID)
+          .retention(Duration.parse("P7D"))
+          .keyParts("batch.header.messageId", "group")
+          .payload("batch")
+          .build();
+
+  private static final CommandSpec<Void> SETTLE_ALL =
+      CommandSpec.builder("OrderService.settleAll", ResultType.VOID)
+          .retention(Duration.parse("P1D"))
+          .keyParts("message.orderId", "group")
+          .payload("message", "firstSeen")
           .build();
 
   private static final CommandSpec<Receipt> CAPTURE =
@@ -171,6 +186,28 @@ public final class OrderService_Idempotent implements OrderService {
         new Object[] {jobId},
         new Object[] {runtime, delegate},
         () -> this.delegate.rebuildIndex(jobId, runtime, delegate));
+  }
+
+  @Override
+  public void onOrdersPaid(List<OrderPaid> batch, String group) {
+    runtime.executeBatch(ON_ORDERS_PAID, batch,
+        message -> {
+          var messageHeader = message == null ? null : message.header();
+          return new Object[] {messageHeader == null ? null : messageHeader.messageId(), group};
+        },
+        message -> new Object[] {message},
+        firstSeen -> {
+          delegate.onOrdersPaid(firstSeen, group);
+          return firstSeen.size();
+        });
+  }
+
+  @Override
+  public int settleAll(Collection<OrderPaid> message, String group, String firstSeen) {
+    return runtime.executeBatch(SETTLE_ALL, message,
+        message2 -> new Object[] {message2 == null ? null : message2.orderId(), group},
+        message2 -> new Object[] {message2, firstSeen},
+        firstSeen2 -> delegate.settleAll(firstSeen2, group, firstSeen));
   }
 
   @Override

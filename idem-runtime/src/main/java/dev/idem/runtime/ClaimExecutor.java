@@ -1,7 +1,6 @@
 package dev.idem.runtime;
 
 import dev.idem.InFlight;
-import java.lang.System.Logger.Level;
 import java.sql.Connection;
 import java.sql.PreparedStatement;
 import java.sql.ResultSet;
@@ -34,7 +33,6 @@ import javax.sql.DataSource;
  */
 final class ClaimExecutor {
 
-  private static final System.Logger LOG = System.getLogger(IdemRuntime.class.getName());
   private static final String COMPLETED = "COMPLETED";
   private static final String IN_PROGRESS = "IN_PROGRESS";
   /** Rounds in which the record changed under us (released, purged, taken over by a competitor) before we give up. */
@@ -42,13 +40,14 @@ final class ClaimExecutor {
   /** Longest pause between two looks at an in-flight record while waiting for its result. */
   private static final long MAX_POLL_MILLIS = 100;
 
+  /** For lease extensions, which commit at once on a connection of their own while the body's transaction runs. */
   private final DataSource dataSource;
+  private final TransactionManager transactions;
   private final Dialect dialect;
   private final ResultCodec results;
   private final Clock clock;
   private final SafeListener listener;
   private final CompletedRecordCache cache;
-  private final ThreadLocal<Transaction> current;
   /** The lease held by the CLAIM body running on this thread, for {@link #extendLease}. */
   private final ThreadLocal<Lease> currentLease = new ThreadLocal<>();
 
@@ -60,15 +59,15 @@ final class ClaimExecutor {
   private final String releaseSql;
   private final String extendSql;
 
-  ClaimExecutor(DataSource dataSource, Dialect dialect, String table, ResultCodec results, Clock clock,
-      SafeListener listener, CompletedRecordCache cache, ThreadLocal<Transaction> current) {
+  ClaimExecutor(DataSource dataSource, TransactionManager transactions, Dialect dialect, String table,
+      ResultCodec results, Clock clock, SafeListener listener, CompletedRecordCache cache) {
     this.dataSource = dataSource;
+    this.transactions = transactions;
     this.dialect = dialect;
     this.results = results;
     this.clock = clock;
     this.listener = listener;
     this.cache = cache;
-    this.current = current;
     String byKey = " WHERE scope = ? AND idem_key = ?";
     String fencedByOwner = byKey + " AND state = '" + IN_PROGRESS + "' AND owner_token = ?";
     this.claimSql = dialect.leaseClaimSql(table);
@@ -95,17 +94,12 @@ final class ClaimExecutor {
                      String ownerToken, long leaseUntil) {}
 
   <T> T execute(CommandSpec<T> spec, String key, String fingerprint, CommandBody<T> body) {
-    if (current.get() != null) {
+    if (transactions.inProgress()) {
       throw new IllegalStateException("The CLAIM command " + spec.scope() + " cannot join the transaction in"
           + " progress on this thread: its claim must commit before its work starts. Call it outside"
           + " runtime.inTransaction(...) and outside other commands' bodies.");
     }
-    Connection connection;
-    try {
-      connection = dataSource.getConnection();
-    } catch (SQLException e) {
-      throw new IdempotencyStoreException("Cannot obtain a connection", e);
-    }
+    Connection connection = transactions.newConnection();
     try {
       boolean autoCommit = connection.getAutoCommit();
       if (!autoCommit) {
@@ -121,7 +115,7 @@ final class ClaimExecutor {
     } catch (SQLException e) {
       throw new IdempotencyStoreException("Claiming " + spec.scope() + " key '" + key + "' failed", e);
     } finally {
-      closeQuietly(connection);
+      Quietly.close(connection);
     }
   }
 
@@ -212,8 +206,7 @@ final class ClaimExecutor {
       CommandBody<T> body) throws SQLException {
     String scope = spec.scope();
     connection.setAutoCommit(false);
-    Transaction tx = new Transaction(connection, false);
-    current.set(tx);
+    Transaction tx = transactions.bind(connection);
     currentLease.set(new Lease(spec, key, token));
     T value;
     String json;
@@ -222,11 +215,11 @@ final class ClaimExecutor {
         value = body.run();
         json = spec.resultType().isVoid() ? null : results.write(spec, value);
       } finally {
-        current.remove();
+        transactions.unbind();
         currentLease.remove();
       }
     } catch (Throwable failure) {
-      rollbackQuietly(connection);
+      Quietly.rollback(connection);
       ReplayableFailure<?> replayable = spec.replayableFor(failure);
       String arguments = replayable == null ? null : captureQuietly(spec, replayable, failure);
       try {
@@ -264,7 +257,7 @@ final class ClaimExecutor {
       }
     } catch (SQLException e) {
       // The claim stays in progress until its lease ends, as after a crash: the body's effects may have happened.
-      rollbackQuietly(connection);
+      Quietly.rollback(connection);
       throw e;
     } finally {
       connection.setAutoCommit(true);
@@ -403,22 +396,6 @@ final class ClaimExecutor {
     } catch (InterruptedException e) {
       Thread.currentThread().interrupt();
       throw new IdempotencyException("Interrupted while waiting for a claim held by another caller");
-    }
-  }
-
-  private static void rollbackQuietly(Connection connection) {
-    try {
-      connection.rollback();
-    } catch (SQLException e) {
-      LOG.log(Level.WARNING, "Rollback failed", e);
-    }
-  }
-
-  private static void closeQuietly(Connection connection) {
-    try {
-      connection.close();
-    } catch (SQLException e) {
-      LOG.log(Level.WARNING, "Closing a connection failed", e);
     }
   }
 }

@@ -1,8 +1,10 @@
 package dev.idem.runtime;
 
+import java.sql.Connection;
 import java.sql.PreparedStatement;
 import java.sql.SQLException;
 import java.util.Locale;
+import javax.sql.DataSource;
 
 /**
  * What differs between databases: how a key is claimed without poisoning the transaction, how the
@@ -53,6 +55,23 @@ public abstract class Dialect {
       return MARIADB;
     }
     return null;
+  }
+
+  /** Detects the dialect of the data source from its database product name; takes one connection. */
+  static Dialect detect(DataSource dataSource) {
+    String product;
+    try (Connection connection = dataSource.getConnection()) {
+      product = connection.getMetaData().getDatabaseProductName();
+    } catch (SQLException e) {
+      throw new IdempotencyStoreException("Cannot detect the database dialect", e);
+    }
+    Dialect detected = forProductName(product);
+    if (detected == null) {
+      throw new IllegalStateException("idem does not know the database '" + product
+          + "'; set a dialect explicitly: IdemRuntime.builder().dialect(Dialect.POSTGRESQL) "
+          + "(Dialect.H2, Dialect.POSTGRESQL or Dialect.MARIADB)");
+    }
+    return detected;
   }
 
   /** Classpath resource holding the DDL, with {@code idem_record} as the table name. */
@@ -134,9 +153,12 @@ public abstract class Dialect {
 
     @Override
     String purgeSql(String table) {
-      // PostgreSQL has no DELETE ... LIMIT; the subquery walks the expires_at index.
+      // PostgreSQL has no DELETE ... LIMIT; the subquery picks a batch of rows, the outer delete finds them by
+      // ctid (a Tid Scan). ORDER BY makes the index on expires_at the only cheap plan: without it, when most rows
+      // are expired the planner prefers a sequential scan, which must step over every row the earlier batches
+      // deleted (dead until vacuumed) again and again, so that each batch gets slower than the one before.
       return "DELETE FROM " + table + " WHERE ctid = ANY(ARRAY(SELECT ctid FROM " + table
-          + " WHERE expires_at <= ? LIMIT ?))";
+          + " WHERE expires_at <= ? ORDER BY expires_at LIMIT ?))";
     }
   }
 

@@ -2,22 +2,12 @@ package dev.idem.runtime;
 
 import com.fasterxml.jackson.databind.ObjectMapper;
 import dev.idem.Mode;
-import java.io.IOException;
-import java.io.InputStream;
-import java.lang.System.Logger.Level;
-import java.nio.charset.StandardCharsets;
 import java.sql.Connection;
-import java.sql.PreparedStatement;
-import java.sql.ResultSet;
-import java.sql.SQLException;
-import java.sql.Savepoint;
-import java.sql.Statement;
 import java.time.Clock;
 import java.time.Duration;
-import java.util.ArrayList;
-import java.util.List;
+import java.util.Collection;
 import java.util.Objects;
-import java.util.concurrent.ThreadLocalRandom;
+import java.util.function.Function;
 import java.util.regex.Pattern;
 import javax.sql.DataSource;
 
@@ -27,27 +17,25 @@ import javax.sql.DataSource;
  * and payload replay the recorded result without running the body. {@code CLAIM} commands, whose
  * effects leave the database, commit a leased claim before the body runs instead (see
  * {@link ClaimExecutor}); {@code replayOn} failures are recorded and replayed like results in both
- * modes. Committed completed records are kept in a bounded in-memory cache, so that most retries
- * need no database round trip.
+ * modes. {@link #executeBatch} does the same for a batch of messages at once: one statement claims
+ * every key, and the body gets only the messages seen for the first time. Committed completed
+ * records are kept in a bounded in-memory cache, so that most retries need no database round trip.
  *
- * <p>Generated code calls {@link #execute}; application code uses {@link #inTransaction},
- * {@link #currentConnection()} and {@link #afterCommit(Runnable)} for its own writes, and
- * {@link #createSchema()} / {@link #purgeExpired(int)} for housekeeping. Thread-safe; create one per
- * data source and table.
+ * <p>Generated code calls {@link #execute} and {@link #executeBatch}; application code uses
+ * {@link #inTransaction}, {@link #currentConnection()} and {@link #afterCommit(Runnable)} for its
+ * own writes, and {@link #createSchema()} / {@link #purgeExpired(int)} for housekeeping.
+ * Thread-safe; create one per data source and table.
  */
 public final class IdemRuntime {
 
-  private static final System.Logger LOG = System.getLogger(IdemRuntime.class.getName());
+  // A facade: it validates arguments, answers retries from the cache and hands the rest to one
+  // executor per mode (TransactionalExecutor, ClaimExecutor, BatchExecutor). They share one
+  // TransactionManager, so that commands, batches and inTransaction work on a thread join each other.
+
   private static final Pattern IDENTIFIER = Pattern.compile("[A-Za-z_][A-Za-z0-9_]*");
   private static final int MAX_TABLE_NAME_LENGTH = 63;
   private static final int DEFAULT_RESULT_CACHE_SIZE = 10_000;
-  /** Attempts for transient failures (deadlocks, lock timeouts) that happen before the body ran. */
-  private static final int MAX_ATTEMPTS = 5;
-  private static final String COMPLETED = "COMPLETED";
-  /** What an attempt returns when it must start over in a new transaction. */
-  private static final Object RETRY = new Object();
 
-  private final DataSource dataSource;
   private final Dialect dialect;
   private final String tableName;
   private final KeyComposer keys;
@@ -55,18 +43,16 @@ public final class IdemRuntime {
   private final Clock clock;
   private final SafeListener listener;
   private final CompletedRecordCache cache;
-  private final ThreadLocal<Transaction> current = new ThreadLocal<>();
+  private final TransactionManager transactions;
+  private final TransactionalExecutor transactional;
   private final ClaimExecutor claims;
+  private final BatchExecutor batches;
   private final Transitions transitions;
-
-  private final String claimSql;
-  private final String selectSql;
-  private final String takeOverSql;
-  private final String storeResultSql;
-  private final String purgeSql;
+  private final SchemaInstaller schema;
+  private final ExpiredRecordPurger purger;
 
   private IdemRuntime(Builder builder, Dialect dialect) {
-    this.dataSource = builder.dataSource;
+    DataSource dataSource = builder.dataSource;
     this.dialect = dialect;
     this.tableName = builder.tableName;
     this.keys = new KeyComposer(builder.maxKeyLength, builder.allowedKeyPunctuation);
@@ -74,15 +60,14 @@ public final class IdemRuntime {
     this.clock = builder.clock;
     this.listener = new SafeListener(builder.listener);
     this.cache = new CompletedRecordCache(builder.resultCacheEnabled ? builder.resultCacheSize : 0);
-    this.claimSql = dialect.claimSql(tableName);
-    this.selectSql = dialect.selectSql(tableName);
-    this.takeOverSql = "UPDATE " + tableName + " SET fingerprint = ?, state = '" + COMPLETED
-        + "', result = NULL, error_type = NULL, owner_token = NULL, lease_until = NULL,"
-        + " created_at = ?, expires_at = ? WHERE scope = ? AND idem_key = ? AND expires_at = ?";
-    this.storeResultSql = "UPDATE " + tableName + " SET result = ?, error_type = ? WHERE scope = ? AND idem_key = ?";
-    this.purgeSql = dialect.purgeSql(tableName);
-    this.claims = new ClaimExecutor(dataSource, dialect, tableName, results, clock, listener, cache, current);
-    this.transitions = new Transitions(this, builder.clock, builder.transitionListener, builder.logTransitions);
+    this.transactions = new TransactionManager(dataSource);
+    RecordStatements records = new RecordStatements(dialect, tableName);
+    this.transactional = new TransactionalExecutor(transactions, records, dialect, results, clock, listener, cache);
+    this.claims = new ClaimExecutor(dataSource, transactions, dialect, tableName, results, clock, listener, cache);
+    this.batches = new BatchExecutor(transactions, records, dialect, tableName, keys, clock, listener);
+    this.transitions = new Transitions(transactions, clock, builder.transitionListener, builder.logTransitions);
+    this.schema = new SchemaInstaller(dataSource, dialect, tableName);
+    this.purger = new ExpiredRecordPurger(dataSource, dialect, tableName, clock);
   }
 
   /** @return a builder; {@link Builder#dataSource(DataSource)} is required */
@@ -144,10 +129,7 @@ public final class IdemRuntime {
     if (spec.mode() == Mode.CLAIM) {
       return claims.execute(spec, key, fingerprint, body);
     }
-    Transaction joined = current.get();
-    return joined != null
-        ? executeJoined(joined, spec, key, fingerprint, body)
-        : executeInOwnTransactions(spec, key, fingerprint, body);
+    return transactional.execute(spec, key, fingerprint, body);
   }
 
   /** A cache hit: no database access, but the same fingerprint rule as a replay from the table. */
@@ -162,278 +144,27 @@ public final class IdemRuntime {
     return result;
   }
 
-  private <T> T executeInOwnTransactions(
-      CommandSpec<T> spec, String key, String fingerprint, CommandBody<T> body) {
-    SQLException lastTransientFailure = null;
-    for (int attemptNumber = 1; attemptNumber <= MAX_ATTEMPTS; attemptNumber++) {
-      Attempt attempt = new Attempt();
-      Transaction tx = begin();
-      Object outcome;
-      try {
-        outcome = attempt(tx.connection, spec, key, fingerprint, body, attempt);
-        if (outcome == RETRY) {
-          tx.connection.rollback();
-        } else {
-          tx.connection.commit();
-        }
-      } catch (BodyFailure failure) {
-        rollbackQuietly(tx.connection);
-        throw Sneaky.rethrow(failure.getCause());
-      } catch (SQLException e) {
-        rollbackQuietly(tx.connection);
-        // Once the body ran, its side effects outside the database may have happened: never rerun it.
-        if (attempt.bodyStarted || !dialect.isTransient(e)) {
-          throw new IdempotencyStoreException(
-              "Recording " + spec.scope() + " key '" + key + "' failed; the transaction was rolled back", e);
-        }
-        lastTransientFailure = e;
-        outcome = RETRY;
-      } catch (Throwable t) {
-        rollbackQuietly(tx.connection);
-        throw Sneaky.rethrow(t);
-      } finally {
-        end(tx);
-      }
-      if (outcome == RETRY) {
-        pauseBeforeRetry(attemptNumber);
-        continue;
-      }
-      if (attempt.completed != null) {
-        cache.put(spec.scope(), key, attempt.completed);
-      }
-      if (attempt.executed) {
-        listener.completed(spec.scope(), key);
-      }
-      tx.runAfterCommit();
-      return resultOf(outcome);
-    }
-    String message = "Could not claim or replay " + spec.scope() + " key '" + key + "' in "
-        + MAX_ATTEMPTS + " attempts";
-    if (lastTransientFailure != null) {
-      throw new IdempotencyStoreException(message, lastTransientFailure);
-    }
-    throw new IdempotencyException(message + ": its record kept disappearing or changing (concurrent purge?)");
-  }
-
   /**
-   * Runs inside the caller's transaction. A savepoint isolates the command: if the body fails, its
-   * writes and the claim are undone while the caller's transaction stays usable, so a caller that
-   * catches the exception and commits cannot record a result that was never produced.
-   */
-  private <T> T executeJoined(
-      Transaction tx, CommandSpec<T> spec, String key, String fingerprint, CommandBody<T> body) {
-    Connection connection = tx.connection;
-    Savepoint savepoint;
-    try {
-      savepoint = connection.setSavepoint();
-    } catch (SQLException e) {
-      throw new IdempotencyStoreException("Cannot set a savepoint for " + spec.scope(), e);
-    }
-    for (int attemptNumber = 1; attemptNumber <= MAX_ATTEMPTS; attemptNumber++) {
-      Attempt attempt = new Attempt();
-      Object outcome;
-      try {
-        outcome = attempt(connection, spec, key, fingerprint, body, attempt);
-      } catch (BodyFailure failure) {
-        rollbackQuietly(connection, savepoint);
-        throw Sneaky.rethrow(failure.getCause());
-      } catch (SQLException e) {
-        // No retry: the database may have aborted the caller's whole transaction (deadlock victim).
-        rollbackQuietly(connection, savepoint);
-        throw new IdempotencyStoreException("Recording " + spec.scope() + " key '" + key
-            + "' in the caller's transaction failed", e);
-      } catch (Throwable t) {
-        rollbackQuietly(connection, savepoint);
-        throw Sneaky.rethrow(t);
-      }
-      if (outcome == RETRY) {
-        continue; // nothing was written; claim again in the same transaction
-      }
-      releaseQuietly(connection, savepoint);
-      String scope = spec.scope();
-      CompletedRecord completed = attempt.completed;
-      boolean executed = attempt.executed;
-      if (completed != null || executed) {
-        // Read in the caller's transaction, the record may be its own uncommitted one: cache it only once durable.
-        tx.afterCommit(() -> {
-          if (completed != null) {
-            cache.put(scope, key, completed);
-          }
-          if (executed) {
-            listener.completed(scope, key);
-          }
-        });
-      }
-      return resultOf(outcome);
-    }
-    rollbackQuietly(connection, savepoint);
-    throw new IdempotencyException("Could not claim or replay " + spec.scope() + " key '" + key
-        + "' in " + MAX_ATTEMPTS + " attempts: its record kept disappearing or changing");
-  }
-
-  /** What happened in one attempt, for deciding whether a failure may be retried. */
-  private static final class Attempt {
-    boolean bodyStarted;
-    boolean executed;
-    /** The record this attempt wrote or read, to cache once it is committed. */
-    CompletedRecord completed;
-  }
-
-  /** An attempt's outcome that is an exception to throw after the commit: a stored or replayed business failure. */
-  private record Rethrow(Throwable failure) {}
-
-  private static <T> T resultOf(Object outcome) {
-    if (outcome instanceof Rethrow rethrow) {
-      throw Sneaky.rethrow(rethrow.failure());
-    }
-    @SuppressWarnings("unchecked")
-    T result = (T) outcome;
-    return result;
-  }
-
-  /** Carries the body's exception past the SQLException handling, to be rethrown unchanged. */
-  private static final class BodyFailure extends RuntimeException {
-    private static final long serialVersionUID = 1L;
-
-    BodyFailure(Throwable cause) {
-      super(null, cause, false, false);
-    }
-  }
-
-  /**
-   * One claim-or-replay in the given transaction.
+   * Runs a batch command: claims the key of every message in one statement, calls {@code body} once with the
+   * messages seen for the first time (in their original order, each key once) and commits the claims with the
+   * body's writes. Skips the body when every message is a duplicate. A message whose key was first recorded with
+   * a different payload rejects the whole batch. Joins the transaction in progress on this thread, if any; in its
+   * own transaction, transient failures (deadlocks) before the body ran retry the whole batch.
    *
-   * @return the result to return, or {@link #RETRY} if the attempt must be repeated
+   * @param spec the command; its key parts are those of one message
+   * @param messages the batch, in delivery order
+   * @param keyParts the key parts of one message, in the order of {@link CommandSpec#keyPartNames()}
+   * @param payload the fingerprinted values of one message, in the order of {@link CommandSpec#payloadNames()}
+   * @param body the real work
+   * @param <E> the message type
+   * @return what the body returned, or 0 if it was not called
+   * @throws InvalidIdempotencyKeyException if a message's key is invalid (checked before any database access)
+   * @throws IdempotencyKeyReusedException if a message's key was first used with a different payload
+   * @throws IdempotencyStoreException if idem's own statements fail
    */
-  private Object attempt(Connection connection, CommandSpec<?> spec, String key, String fingerprint,
-      CommandBody<?> body, Attempt attempt) throws SQLException {
-    String scope = spec.scope();
-    long now = clock.millis();
-    long expiresAt = now + spec.retentionMillis();
-    // The row is inserted as COMPLETED right away: in this mode nobody sees it before the commit,
-    // and then the result is there too. Saves a state update.
-    boolean claimed;
-    try (PreparedStatement claim = connection.prepareStatement(claimSql)) {
-      claim.setString(1, scope);
-      claim.setString(2, key);
-      claim.setString(3, fingerprint);
-      claim.setLong(4, now);
-      claim.setLong(5, expiresAt);
-      claimed = dialect.claim(claim);
-    }
-    if (!claimed) {
-      Stored stored = read(connection, scope, key);
-      if (stored == null) {
-        return RETRY; // the competing claim rolled back, or the record was purged meanwhile
-      }
-      if (stored.expiresAt() <= now) {
-        if (!takeOver(connection, scope, key, fingerprint, now, expiresAt, stored.expiresAt())) {
-          return RETRY; // someone else took it over first
-        }
-      } else if (!stored.fingerprint().equals(fingerprint)) {
-        listener.keyReused(scope, key);
-        throw new IdempotencyKeyReusedException(scope, key);
-      } else if (COMPLETED.equals(stored.state())) {
-        attempt.completed = new CompletedRecord(stored.fingerprint(), stored.result(), stored.errorType(),
-            stored.expiresAt());
-        listener.replayed(scope, key);
-        try {
-          return results.replay(spec, attempt.completed);
-        } catch (IdempotencyException e) {
-          throw e;
-        } catch (Throwable storedFailure) {
-          return new Rethrow(storedFailure);
-        }
-      } else {
-        throw new IdempotencyException("The record of " + scope + " key '" + key + "' is in state "
-            + stored.state() + ", which only the CLAIM mode writes; this runtime cannot handle it");
-      }
-    }
-    listener.claimed(scope, key);
-    attempt.bodyStarted = true;
-    // Only commands with business failures need to undo the body's writes but keep the claim.
-    Savepoint beforeBody = spec.replayOn().isEmpty() ? null : connection.setSavepoint();
-    Object value;
-    try {
-      value = body.run();
-    } catch (Throwable t) {
-      ReplayableFailure<?> replayable = spec.replayableFor(t);
-      if (replayable == null) {
-        throw new BodyFailure(t);
-      }
-      String arguments = captureFailure(spec, replayable, t);
-      connection.rollback(beforeBody);
-      storeResult(connection, scope, key, arguments, replayable.storedName());
-      attempt.executed = true;
-      attempt.completed = new CompletedRecord(fingerprint, arguments, replayable.storedName(), expiresAt);
-      return new Rethrow(t);
-    }
-    String json = spec.resultType().isVoid() ? null : results.write(spec, value);
-    if (json != null) {
-      storeResult(connection, scope, key, json, null);
-    }
-    attempt.executed = true;
-    attempt.completed = new CompletedRecord(fingerprint, json, null, expiresAt);
-    return value;
-  }
-
-  /** The failure's constructor arguments as JSON; if they cannot be captured, the failure is not stored. */
-  private String captureFailure(CommandSpec<?> spec, ReplayableFailure<?> replayable, Throwable failure) {
-    try {
-      return results.writeArguments(spec, replayable, replayable.capture(failure));
-    } catch (RuntimeException e) {
-      failure.addSuppressed(e);
-      throw new BodyFailure(failure);
-    }
-  }
-
-  private void storeResult(Connection connection, String scope, String key, String json, String errorType)
-      throws SQLException {
-    try (PreparedStatement store = connection.prepareStatement(storeResultSql)) {
-      store.setString(1, json);
-      store.setString(2, errorType);
-      store.setString(3, scope);
-      store.setString(4, key);
-      store.executeUpdate();
-    }
-  }
-
-  private record Stored(String state, String fingerprint, String result, String errorType, long expiresAt) {}
-
-  private Stored read(Connection connection, String scope, String key) throws SQLException {
-    try (PreparedStatement select = connection.prepareStatement(selectSql)) {
-      select.setString(1, scope);
-      select.setString(2, key);
-      try (ResultSet rs = select.executeQuery()) {
-        if (!rs.next()) {
-          return null;
-        }
-        return new Stored(rs.getString(1), rs.getString(2), rs.getString(3), rs.getString(4), rs.getLong(5));
-      }
-    }
-  }
-
-  /** Reuses an expired record; guarded by its old expiry so that only one caller wins. */
-  private boolean takeOver(Connection connection, String scope, String key, String fingerprint,
-      long now, long expiresAt, long oldExpiresAt) throws SQLException {
-    try (PreparedStatement update = connection.prepareStatement(takeOverSql)) {
-      update.setString(1, fingerprint);
-      update.setLong(2, now);
-      update.setLong(3, expiresAt);
-      update.setString(4, scope);
-      update.setString(5, key);
-      update.setLong(6, oldExpiresAt);
-      return update.executeUpdate() == 1;
-    }
-  }
-
-  private static void pauseBeforeRetry(int attemptNumber) {
-    // A short random pause de-synchronizes competitors that just deadlocked each other.
-    try {
-      Thread.sleep(ThreadLocalRandom.current().nextInt(1, 5 * attemptNumber + 1));
-    } catch (InterruptedException e) {
-      Thread.currentThread().interrupt();
-    }
+  public <E> int executeBatch(CommandSpec<Void> spec, Collection<E> messages, Function<? super E, Object[]> keyParts,
+                              Function<? super E, Object[]> payload, BatchBody<E> body) {
+    return batches.execute(spec, messages, keyParts, payload, body);
   }
 
   // ------------------------------------------------------------------------------------------------
@@ -447,7 +178,7 @@ public final class IdemRuntime {
    * @throws IllegalStateException if no transaction of this runtime is in progress on this thread
    */
   public Connection currentConnection() {
-    return requireTransaction("currentConnection()").connection;
+    return transactions.currentConnection();
   }
 
   /**
@@ -462,34 +193,7 @@ public final class IdemRuntime {
    */
   public <T> T inTransaction(TransactionalWork<T> work) {
     Objects.requireNonNull(work, "work");
-    Transaction joined = current.get();
-    if (joined != null) {
-      try {
-        return work.run(joined.connection);
-      } catch (Throwable t) {
-        throw Sneaky.rethrow(t);
-      }
-    }
-    Transaction tx = begin();
-    T result;
-    try {
-      try {
-        result = work.run(tx.connection);
-      } catch (Throwable t) {
-        rollbackQuietly(tx.connection);
-        throw Sneaky.rethrow(t);
-      }
-      try {
-        tx.connection.commit();
-      } catch (SQLException e) {
-        rollbackQuietly(tx.connection);
-        throw new IdempotencyStoreException("Commit failed; the transaction was rolled back", e);
-      }
-    } finally {
-      end(tx);
-    }
-    tx.runAfterCommit();
-    return result;
+    return transactions.inTransaction(work);
   }
 
   /**
@@ -515,7 +219,7 @@ public final class IdemRuntime {
    */
   public void afterCommit(Runnable action) {
     Objects.requireNonNull(action, "action");
-    requireTransaction("afterCommit()").afterCommit(action);
+    transactions.afterCommit(action);
   }
 
   /**
@@ -544,82 +248,6 @@ public final class IdemRuntime {
     cache.clear();
   }
 
-  private Transaction requireTransaction(String what) {
-    Transaction tx = current.get();
-    if (tx == null) {
-      throw new IllegalStateException("No transaction of this IdemRuntime is in progress on this thread: "
-          + "call " + what + " inside an idempotent method's body or inside runtime.inTransaction(...)");
-    }
-    return tx;
-  }
-
-  private Transaction begin() {
-    Connection connection;
-    try {
-      connection = dataSource.getConnection();
-    } catch (SQLException e) {
-      throw new IdempotencyStoreException("Cannot obtain a connection", e);
-    }
-    try {
-      boolean autoCommit = connection.getAutoCommit();
-      if (autoCommit) {
-        connection.setAutoCommit(false);
-      }
-      Transaction tx = new Transaction(connection, autoCommit);
-      current.set(tx);
-      return tx;
-    } catch (SQLException e) {
-      closeQuietly(connection);
-      throw new IdempotencyStoreException("Cannot begin a transaction", e);
-    }
-  }
-
-  private void end(Transaction tx) {
-    current.remove();
-    try {
-      if (tx.restoreAutoCommit) {
-        tx.connection.setAutoCommit(true);
-      }
-    } catch (SQLException e) {
-      LOG.log(Level.WARNING, "Cannot restore auto-commit", e);
-    } finally {
-      closeQuietly(tx.connection);
-    }
-  }
-
-  private static void rollbackQuietly(Connection connection) {
-    try {
-      connection.rollback();
-    } catch (SQLException e) {
-      LOG.log(Level.WARNING, "Rollback failed", e);
-    }
-  }
-
-  private static void rollbackQuietly(Connection connection, Savepoint savepoint) {
-    try {
-      connection.rollback(savepoint);
-    } catch (SQLException e) {
-      LOG.log(Level.WARNING, "Rollback to savepoint failed", e);
-    }
-  }
-
-  private static void releaseQuietly(Connection connection, Savepoint savepoint) {
-    try {
-      connection.releaseSavepoint(savepoint);
-    } catch (SQLException e) {
-      // Harmless: the savepoint goes away with the transaction anyway.
-      LOG.log(Level.DEBUG, "Releasing a savepoint failed", e);
-    }
-  }
-
-  private static void closeQuietly(Connection connection) {
-    try {
-      connection.close();
-    } catch (SQLException e) {
-      LOG.log(Level.WARNING, "Closing a connection failed", e);
-    }
-  }
-
   // ------------------------------------------------------------------------------------------------
   // Housekeeping
 
@@ -632,49 +260,7 @@ public final class IdemRuntime {
    * @throws IdempotencyStoreException if the DDL fails
    */
   public void createSchema() {
-    String ddl = loadSchemaResource().replace("idem_record", tableName);
-    try (Connection connection = dataSource.getConnection();
-        Statement statement = connection.createStatement()) {
-      for (String sql : statements(ddl)) {
-        statement.execute(sql);
-      }
-      // The transition log of @StateTransition methods (idem_transition_log), created alongside.
-      for (String sql : Transitions.schema(dialect)) {
-        statement.execute(sql);
-      }
-      if (!connection.getAutoCommit()) {
-        connection.commit();
-      }
-    } catch (SQLException e) {
-      throw new IdempotencyStoreException("Creating the table " + tableName + " failed", e);
-    }
-  }
-
-  private String loadSchemaResource() {
-    try (InputStream in = IdemRuntime.class.getResourceAsStream(dialect.schemaResource())) {
-      if (in == null) {
-        throw new IllegalStateException("Missing resource " + dialect.schemaResource());
-      }
-      return new String(in.readAllBytes(), StandardCharsets.UTF_8);
-    } catch (IOException e) {
-      throw new IllegalStateException("Cannot read " + dialect.schemaResource(), e);
-    }
-  }
-
-  /** Splits our own DDL files: they have only line comments and no semicolons in literals. */
-  static List<String> statements(String script) {
-    StringBuilder withoutComments = new StringBuilder(script.length());
-    for (String line : script.split("\n")) {
-      int comment = line.indexOf("--");
-      withoutComments.append(comment >= 0 ? line.substring(0, comment) : line).append('\n');
-    }
-    List<String> statements = new ArrayList<>();
-    for (String statement : withoutComments.toString().split(";")) {
-      if (!statement.isBlank()) {
-        statements.add(statement.strip());
-      }
-    }
-    return statements;
+    schema.createSchema();
   }
 
   /**
@@ -689,44 +275,7 @@ public final class IdemRuntime {
     if (batchSize < 1) {
       throw new IllegalArgumentException("batchSize must be positive, got " + batchSize);
     }
-    long now = clock.millis();
-    long total = 0;
-    try (Connection connection = dataSource.getConnection()) {
-      boolean autoCommit = connection.getAutoCommit();
-      if (!autoCommit) {
-        connection.setAutoCommit(true);
-      }
-      try (PreparedStatement purge = connection.prepareStatement(purgeSql)) {
-        int deleted;
-        do {
-          purge.setLong(1, now);
-          purge.setInt(2, batchSize);
-          deleted = purgeBatch(purge);
-          total += deleted;
-        } while (deleted >= batchSize);
-      } finally {
-        if (!autoCommit) {
-          connection.setAutoCommit(false);
-        }
-      }
-    } catch (SQLException e) {
-      throw new IdempotencyStoreException("Purging expired records from " + tableName + " failed after "
-          + total + " deletions", e);
-    }
-    return total;
-  }
-
-  private int purgeBatch(PreparedStatement purge) throws SQLException {
-    for (int attemptNumber = 1; ; attemptNumber++) {
-      try {
-        return purge.executeUpdate();
-      } catch (SQLException e) {
-        if (attemptNumber >= MAX_ATTEMPTS || !dialect.isTransient(e)) {
-          throw e;
-        }
-        pauseBeforeRetry(attemptNumber);
-      }
-    }
+    return purger.purgeExpired(batchSize);
   }
 
   // ------------------------------------------------------------------------------------------------
@@ -911,23 +460,7 @@ public final class IdemRuntime {
       if (dataSource == null) {
         throw new IllegalStateException("IdemRuntime needs a dataSource");
       }
-      return new IdemRuntime(this, dialect != null ? dialect : detectDialect());
-    }
-
-    private Dialect detectDialect() {
-      String product;
-      try (Connection connection = dataSource.getConnection()) {
-        product = connection.getMetaData().getDatabaseProductName();
-      } catch (SQLException e) {
-        throw new IdempotencyStoreException("Cannot detect the database dialect", e);
-      }
-      Dialect detected = Dialect.forProductName(product);
-      if (detected == null) {
-        throw new IllegalStateException("idem does not know the database '" + product
-            + "'; set a dialect explicitly: IdemRuntime.builder().dialect(Dialect.POSTGRESQL) "
-            + "(Dialect.H2, Dialect.POSTGRESQL or Dialect.MARIADB)");
-      }
-      return detected;
+      return new IdemRuntime(this, dialect != null ? dialect : Dialect.detect(dataSource));
     }
   }
 }

@@ -1,14 +1,10 @@
 package dev.idem.runtime;
 
-import java.io.IOException;
-import java.io.InputStream;
 import java.lang.System.Logger.Level;
-import java.nio.charset.StandardCharsets;
 import java.sql.Connection;
 import java.sql.PreparedStatement;
 import java.sql.SQLException;
 import java.time.Clock;
-import java.util.List;
 
 /**
  * What generated {@code @StateTransition} methods share: the decision after a guarded update matched no row, the
@@ -25,13 +21,13 @@ public final class Transitions {
   private static final String INSERT_LOG = "INSERT INTO " + LOG_TABLE
       + " (transition_name, entity, entity_id, from_state, to_state, applied_at) VALUES (?, ?, ?, ?, ?, ?)";
 
-  private final IdemRuntime runtime;
+  private final TransactionManager transactions;
   private final Clock clock;
   private final TransitionListener listener;
   private final boolean logAll;
 
-  Transitions(IdemRuntime runtime, Clock clock, TransitionListener listener, boolean logAll) {
-    this.runtime = runtime;
+  Transitions(TransactionManager transactions, Clock clock, TransitionListener listener, boolean logAll) {
+    this.transactions = transactions;
     this.clock = clock;
     this.listener = listener;
     this.logAll = logAll;
@@ -57,7 +53,7 @@ public final class Transitions {
    */
   public TransitionResult applied(TransitionSpec spec, Object id, String from) throws SQLException {
     if (logs(spec)) {
-      Connection connection = runtime.currentConnection();
+      Connection connection = transactions.currentConnection();
       try (PreparedStatement insert = connection.prepareStatement(INSERT_LOG)) {
         insert.setString(1, spec.name());
         insert.setString(2, spec.entity());
@@ -68,7 +64,7 @@ public final class Transitions {
         insert.executeUpdate();
       }
     }
-    runtime.afterCommit(() -> notify("applied", () -> listener.applied(spec.name(), spec.entity(), id, from,
+    transactions.afterCommit(() -> notify("applied", () -> listener.applied(spec.name(), spec.entity(), id, from,
         spec.to())));
     return TransitionResult.APPLIED;
   }
@@ -121,19 +117,6 @@ public final class Transitions {
       call.run();
     } catch (RuntimeException e) {
       LOG.log(Level.WARNING, "TransitionListener." + event + " failed; ignored", e);
-    }
-  }
-
-  /** The transition log's DDL for the dialect, split into statements; run by {@link IdemRuntime#createSchema()}. */
-  static List<String> schema(Dialect dialect) {
-    String resource = dialect.schemaResource().replace("schema/", "schema/transition-log-");
-    try (InputStream in = IdemRuntime.class.getResourceAsStream(resource)) {
-      if (in == null) {
-        throw new IllegalStateException("Missing resource " + resource);
-      }
-      return IdemRuntime.statements(new String(in.readAllBytes(), StandardCharsets.UTF_8));
-    } catch (IOException e) {
-      throw new IllegalStateException("Cannot read " + resource, e);
     }
   }
 }

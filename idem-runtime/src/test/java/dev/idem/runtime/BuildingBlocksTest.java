@@ -178,7 +178,7 @@ class BuildingBlocksTest {
 
   @Test
   void schemaScriptsSplitIntoStatements() {
-    List<String> statements = IdemRuntime.statements(
+    List<String> statements = SchemaInstaller.statements(
         "-- header; with a semicolon\nCREATE TABLE t (\n  a INT -- comment; here\n);\n\nCREATE INDEX i ON t (a);\n");
     assertEquals(List.of("CREATE TABLE t (\n  a INT \n)", "CREATE INDEX i ON t (a)"), statements);
   }

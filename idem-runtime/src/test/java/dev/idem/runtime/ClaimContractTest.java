@@ -14,6 +14,7 @@ import dev.idem.Mode;
 import dev.idem.testsupport.CountingDataSource;
 import dev.idem.testsupport.IsolatedDatabase;
 import dev.idem.testsupport.MutableClock;
+import dev.idem.testsupport.RecordingListener;
 import dev.idem.testsupport.TestDatabase;
 import java.io.IOException;
 import java.sql.Connection;
@@ -114,16 +115,7 @@ abstract class ClaimContractTest {
     runtime = IdemRuntime.builder()
         .dataSource(counting)
         .clock(clock)
-        .listener(new IdempotencyListener() {
-          @Override public void claimed(String scope, String key) { events.add("claimed " + key); }
-          @Override public void completed(String scope, String key) { events.add("completed " + key); }
-          @Override public void replayed(String scope, String key) { events.add("replayed " + key); }
-          @Override public void keyReused(String scope, String key) { events.add("keyReused " + key); }
-          @Override public void inFlightRejected(String scope, String key) { events.add("inFlightRejected " + key); }
-          @Override public void takenOver(String scope, String key) { events.add("takenOver " + key); }
-          @Override public void released(String scope, String key) { events.add("released " + key); }
-          @Override public void leaseLost(String scope, String key) { events.add("leaseLost " + key); }
-        })
+        .listener(RecordingListener.keysOnly(events))
         .build();
     runtime.createSchema();
     database.execute("CREATE TABLE payments (id VARCHAR(64) NOT NULL PRIMARY KEY)");

@@ -12,6 +12,7 @@ import dev.idem.runtime.InvalidIdempotencyKeyException.KeyRule;
 import dev.idem.testsupport.CountingDataSource;
 import dev.idem.testsupport.IsolatedDatabase;
 import dev.idem.testsupport.MutableClock;
+import dev.idem.testsupport.RecordingListener;
 import dev.idem.testsupport.TestDatabase;
 import java.io.IOException;
 import java.sql.Connection;
@@ -105,13 +106,7 @@ abstract class CommandContractTest {
     runtime = IdemRuntime.builder()
         .dataSource(counting)
         .clock(clock)
-        .listener(new IdempotencyListener() {
-          @Override public void claimed(String scope, String key) { events.add("claimed " + scope + " " + key); }
-          @Override public void completed(String scope, String key) { events.add("completed " + scope + " " + key); }
-          @Override public void replayed(String scope, String key) { events.add("replayed " + scope + " " + key); }
-          @Override public void keyReused(String scope, String key) { events.add("keyReused " + scope + " " + key); }
-          @Override public void invalidKey(String scope, String rule) { events.add("invalidKey " + scope + " " + rule); }
-        })
+        .listener(RecordingListener.withScope(events))
         .build();
     runtime.createSchema();
     database.execute(

@@ -1,0 +1,10 @@
+package dev.idem.runtime;
+
+import dev.idem.testsupport.TestDatabase;
+
+class H2ConsumerContractTest extends ConsumerContractTest {
+  @Override
+  TestDatabase database() {
+    return TestDatabase.H2;
+  }
+}
