@@ -16,17 +16,51 @@ import javax.sql.DataSource;
  */
 abstract class HandWrittenOrders {
 
-  private final DataSource dataSource;
+  /** Where the pattern claims its keys: its own lean table, or one shaped like idem's record table. */
+  enum KeyTable {
+    /** {@code request_keys}: the key as primary key, the response, a timestamp. */
+    LEAN("request_keys", "request_key", "", ""),
+    /**
+     * {@code request_keys_wide}: idem_record's shape (scope + key as primary key, state, fingerprint, expiry, an index
+     * on the expiry), to tell what the record's shape costs from what idem's code costs.
+     */
+    IDEM_SHAPED("request_keys_wide", "request_key", ", scope, state, fingerprint, expires_at",
+        ", 'bench.orders.place', 'COMPLETED', '0000000000000000000000000000000000000000000000000000000000000000', ?");
 
-  HandWrittenOrders(DataSource dataSource) {
-    this.dataSource = dataSource;
+    final String table;
+    final String keyColumn;
+    final String extraColumns;
+    final String extraValues;
+
+    KeyTable(String table, String keyColumn, String extraColumns, String extraValues) {
+      this.table = table;
+      this.keyColumn = keyColumn;
+      this.extraColumns = extraColumns;
+      this.extraValues = extraValues;
+    }
+
+    String columns() {
+      return "(" + keyColumn + ", order_id, total_cents, created_at" + extraColumns + ")";
+    }
+
+    String valuesClause() {
+      return "(?, ?, ?, ?" + extraValues + ")";
+    }
   }
 
-  static HandWrittenOrders forDatabase(Database database, DataSource dataSource) {
+  private final DataSource dataSource;
+  final KeyTable keyTable;
+
+  HandWrittenOrders(DataSource dataSource, KeyTable keyTable) {
+    this.dataSource = dataSource;
+    this.keyTable = keyTable;
+  }
+
+  static HandWrittenOrders forDatabase(Database database, DataSource dataSource, KeyTable keyTable) {
     return switch (database) {
-      case POSTGRESQL -> new Postgres(dataSource);
-      case MARIADB -> new MariaDb(dataSource);
-      case H2 -> new H2(dataSource);
+      case POSTGRESQL -> new Postgres(dataSource, keyTable);
+      case MARIADB -> new MariaDb(dataSource, keyTable);
+      case H2 -> new H2(dataSource, keyTable);
     };
   }
 
@@ -53,16 +87,20 @@ abstract class HandWrittenOrders {
   abstract boolean claim(Connection connection, String requestKey, PlaceOrder order) throws SQLException;
 
   String selectEarlierSql() {
-    return "SELECT order_id, total_cents FROM request_keys WHERE request_key = ?";
+    return "SELECT order_id, total_cents FROM " + keyTable.table + " WHERE " + keyTable.keyColumn + " = ?";
   }
 
-  static boolean insertKey(Connection connection, String sql, String requestKey, PlaceOrder order)
+  boolean insertKey(Connection connection, String sql, String requestKey, PlaceOrder order)
       throws SQLException {
     try (PreparedStatement insert = connection.prepareStatement(sql)) {
+      long now = System.currentTimeMillis();
       insert.setString(1, requestKey);
       insert.setLong(2, order.orderId());
       insert.setLong(3, order.totalCents());
-      insert.setLong(4, System.currentTimeMillis());
+      insert.setLong(4, now);
+      if (keyTable == KeyTable.IDEM_SHAPED) {
+        insert.setLong(5, now + 86_400_000L);
+      }
       return insert.executeUpdate() == 1;
     }
   }
@@ -85,31 +123,32 @@ abstract class HandWrittenOrders {
   }
 
   private static final class Postgres extends HandWrittenOrders {
-    private static final String CLAIM = "INSERT INTO request_keys (request_key, order_id, total_cents, created_at)"
-        + " VALUES (?, ?, ?, ?) ON CONFLICT (request_key) DO NOTHING";
+    private final String claim;
 
-    Postgres(DataSource dataSource) {
-      super(dataSource);
+    Postgres(DataSource dataSource, KeyTable keyTable) {
+      super(dataSource, keyTable);
+      this.claim = "INSERT INTO " + keyTable.table + " " + keyTable.columns() + " VALUES " + keyTable.valuesClause()
+          + " ON CONFLICT DO NOTHING";
     }
 
     @Override
     boolean claim(Connection connection, String requestKey, PlaceOrder order) throws SQLException {
       // A duplicate-key error would abort the whole PostgreSQL transaction; DO NOTHING reports 0 rows instead.
-      return insertKey(connection, CLAIM, requestKey, order);
+      return insertKey(connection, claim, requestKey, order);
     }
   }
 
   private static final class MariaDb extends HandWrittenOrders {
-    private static final String CLAIM = "INSERT IGNORE INTO request_keys (request_key, order_id, total_cents,"
-        + " created_at) VALUES (?, ?, ?, ?)";
+    private final String claim;
 
-    MariaDb(DataSource dataSource) {
-      super(dataSource);
+    MariaDb(DataSource dataSource, KeyTable keyTable) {
+      super(dataSource, keyTable);
+      this.claim = "INSERT IGNORE INTO " + keyTable.table + " " + keyTable.columns() + " VALUES " + keyTable.valuesClause();
     }
 
     @Override
     boolean claim(Connection connection, String requestKey, PlaceOrder order) throws SQLException {
-      return insertKey(connection, CLAIM, requestKey, order);
+      return insertKey(connection, claim, requestKey, order);
     }
 
     @Override
@@ -120,18 +159,18 @@ abstract class HandWrittenOrders {
   }
 
   private static final class H2 extends HandWrittenOrders {
-    private static final String CLAIM = "INSERT INTO request_keys (request_key, order_id, total_cents, created_at)"
-        + " VALUES (?, ?, ?, ?)";
+    private final String claim;
 
-    H2(DataSource dataSource) {
-      super(dataSource);
+    H2(DataSource dataSource, KeyTable keyTable) {
+      super(dataSource, keyTable);
+      this.claim = "INSERT INTO " + keyTable.table + " " + keyTable.columns() + " VALUES " + keyTable.valuesClause();
     }
 
     @Override
     boolean claim(Connection connection, String requestKey, PlaceOrder order) throws SQLException {
       // H2 rolls back only the failed statement, so the duplicate can be caught and the transaction goes on.
       try {
-        return insertKey(connection, CLAIM, requestKey, order);
+        return insertKey(connection, claim, requestKey, order);
       } catch (SQLException e) {
         if ("23505".equals(e.getSQLState())) {
           return false;

@@ -120,6 +120,13 @@ public class IdemBenchmarks {
   }
 
   @Benchmark
+  public OrderReceipt handWrittenIdemShaped(Db db, Caller caller) throws SQLException {
+    long n = caller.next();
+    return db.operations.handWrittenIdemShaped(Operations.freshKey(caller.threadIndex, n),
+        Operations.order(Operations.freshOrderId(caller.threadIndex, n)));
+  }
+
+  @Benchmark
   public OrderReceipt idemTransactional(Db db, Caller caller) {
     long n = caller.next();
     return db.operations.idemTransactional(Operations.freshKey(caller.threadIndex, n),

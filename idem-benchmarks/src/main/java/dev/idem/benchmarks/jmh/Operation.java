@@ -5,6 +5,8 @@ public enum Operation {
   DB_LIMIT("dbLimit", "database limit: held connection, prepared INSERT + commit"),
   PLAIN("plain", "(1) plain INSERT in its own transaction (pooled)"),
   HAND_WRITTEN("handWritten", "(2) hand-written unique-key pattern"),
+  HAND_WRITTEN_IDEM_SHAPED("handWrittenIdemShaped",
+      "(2b) control: the same hand-written code, key table shaped like idem_record"),
   IDEM_TRANSACTIONAL("idemTransactional", "(3) idem TRANSACTIONAL, first execution, stores a result"),
   IDEM_TRANSACTIONAL_VOID("idemTransactionalVoid", "(3) idem TRANSACTIONAL, first execution, void"),
   IDEM_CLAIM("idemClaim", "(4) idem CLAIM, first execution, stores a result"),

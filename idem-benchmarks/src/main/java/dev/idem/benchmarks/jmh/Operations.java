@@ -25,6 +25,7 @@ final class Operations {
   /** The same command on a runtime without the local result cache: every replay reads the table. */
   private final BenchOrders uncachedOrders;
   private final HandWrittenOrders handWritten;
+  private final HandWrittenOrders handWrittenIdemShaped;
   private final InvoiceFlow invoices;
 
   Operations(Database database, DataSource dataSource) {
@@ -34,7 +35,9 @@ final class Operations {
     this.orders = new BenchOrders_Idempotent(new JdbcBenchOrders(runtime), runtime);
     IdemRuntime uncached = IdemRuntime.builder().dataSource(dataSource).resultCache(false).build();
     this.uncachedOrders = new BenchOrders_Idempotent(new JdbcBenchOrders(uncached), uncached);
-    this.handWritten = HandWrittenOrders.forDatabase(database, dataSource);
+    this.handWritten = HandWrittenOrders.forDatabase(database, dataSource, HandWrittenOrders.KeyTable.LEAN);
+    this.handWrittenIdemShaped =
+        HandWrittenOrders.forDatabase(database, dataSource, HandWrittenOrders.KeyTable.IDEM_SHAPED);
     this.invoices = new InvoiceFlow_Idempotent(runtime);
   }
 
@@ -118,6 +121,11 @@ final class Operations {
 
   OrderReceipt handWritten(String key, PlaceOrder order) throws SQLException {
     return handWritten.placeOrder(key, order);
+  }
+
+  /** The control: the same hand-written code, claiming in a table shaped like idem_record. */
+  OrderReceipt handWrittenIdemShaped(String key, PlaceOrder order) throws SQLException {
+    return handWrittenIdemShaped.placeOrder(key, order);
   }
 
   // ---- (3) idem TRANSACTIONAL through the generated wrapper, with a stored result and void.

@@ -72,6 +72,8 @@ public final class StatementCounter {
       case PLAIN -> operations.plain(Operations.order(Operations.freshOrderId(t, n)));
       case HAND_WRITTEN -> operations.handWritten(Operations.freshKey(t, n),
           Operations.order(Operations.freshOrderId(t, n)));
+      case HAND_WRITTEN_IDEM_SHAPED -> operations.handWrittenIdemShaped(Operations.freshKey(t, n),
+          Operations.order(Operations.freshOrderId(t, n)));
       case IDEM_TRANSACTIONAL -> operations.idemTransactional(Operations.freshKey(t, n),
           Operations.order(Operations.freshOrderId(t, n)));
       case IDEM_TRANSACTIONAL_VOID -> operations.idemTransactionalVoid(Operations.freshKey(t, n),
