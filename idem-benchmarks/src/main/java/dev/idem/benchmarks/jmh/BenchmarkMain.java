@@ -87,7 +87,8 @@ public final class BenchmarkMain {
     load.add("after compiling " + MachineInfo.loadAverage());
 
     JmhSettings settings = quick
-        ? new JmhSettings(1, 1, "500 ms", 2, "500 ms", THREADS, FORK_JVM_ARGS, BenchDatabase.POOL_SIZE)
+        // Smoke test only: in-process (no fork per benchmark, so no JVM start-up each time), a few short iterations.
+        ? new JmhSettings(0, 1, "200 ms", 2, "200 ms", THREADS, FORK_JVM_ARGS, BenchDatabase.POOL_SIZE)
         // Embedded H2 keeps getting faster for about five seconds (JIT): a long warm-up, short iterations.
         : new JmhSettings(1, 5, "1 s", 8, "1 s", THREADS, FORK_JVM_ARGS, BenchDatabase.POOL_SIZE);
     List<Figure> figures = new ArrayList<>();
@@ -151,9 +152,9 @@ public final class BenchmarkMain {
         .forks(settings.forks())
         .threads(threads)
         .warmupIterations(settings.warmupIterations())
-        .warmupTime(quick ? TimeValue.milliseconds(500) : TimeValue.seconds(1))
+        .warmupTime(quick ? TimeValue.milliseconds(200) : TimeValue.seconds(1))
         .measurementIterations(settings.measurementIterations())
-        .measurementTime(quick ? TimeValue.milliseconds(500) : TimeValue.seconds(1))
+        .measurementTime(quick ? TimeValue.milliseconds(200) : TimeValue.seconds(1))
         .timeUnit(TimeUnit.SECONDS)
         .jvmArgs(settings.jvmArgs().toArray(String[]::new))
         // A failing benchmark must not cost the others' figures: it is reported as missing, and main fails.

@@ -138,8 +138,9 @@ public final class MarkdownReport {
     line("### Settings");
     line("");
     ReportInput.JmhSettings jmh = in.jmh();
-    line("- JMH 1.37, mode throughput, " + jmh.forks() + " fork per benchmark and database (a fresh JVM and a "
-        + "fresh database each), warm-up " + jmh.warmupIterations() + " × " + jmh.warmupTime() + ", measurement "
+    line("- JMH 1.37, mode throughput, " + (jmh.forks() == 0 ? "no fork (in-process: smoke test only), a fresh "
+        + "database per benchmark and database" : jmh.forks() + " fork per benchmark and database (a fresh JVM and a "
+        + "fresh database each)") + ", warm-up " + jmh.warmupIterations() + " × " + jmh.warmupTime() + ", measurement "
         + jmh.measurementIterations() + " × " + jmh.measurementTime() + ", threads " + jmh.threads()
         + ", fork JVM options " + jmh.jvmArgs() + ". Errors are JMH's score error: half the 99.9% confidence "
         + "interval over the measurement iterations.");
