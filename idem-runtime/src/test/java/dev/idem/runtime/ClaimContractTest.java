@@ -11,9 +11,7 @@ import static org.junit.jupiter.api.Assertions.fail;
 
 import dev.idem.InFlight;
 import dev.idem.Mode;
-import dev.idem.testsupport.CountingDataSource;
-import dev.idem.testsupport.IsolatedDatabase;
-import dev.idem.testsupport.MutableClock;
+import dev.idem.testsupport.DatabaseContract;
 import dev.idem.testsupport.RecordingListener;
 import dev.idem.testsupport.TestDatabase;
 import java.io.IOException;
@@ -26,27 +24,21 @@ import java.time.Duration;
 import java.time.Instant;
 import java.util.ArrayList;
 import java.util.List;
-import java.util.concurrent.CopyOnWriteArrayList;
 import java.util.concurrent.CountDownLatch;
 import java.util.concurrent.ExecutorService;
 import java.util.concurrent.Executors;
 import java.util.concurrent.Future;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicInteger;
-import org.junit.jupiter.api.AfterAll;
-import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
-import org.junit.jupiter.api.TestInstance;
-import org.opentest4j.TestAbortedException;
 
 /**
  * The behaviour of {@link Mode#CLAIM} commands, of {@code replayOn} in both modes and of the result cache, called
  * exactly as generated code calls {@link IdemRuntime#execute}. Runs against every database through the concrete
  * subclasses.
  */
-@TestInstance(TestInstance.Lifecycle.PER_CLASS)
-abstract class ClaimContractTest {
+abstract class ClaimContractTest extends DatabaseContract {
 
   /** A business outcome, as a user would write it: message plus a value field, each with an accessor. */
   static final class CardDeclinedException extends Exception {
@@ -94,24 +86,11 @@ abstract class ClaimContractTest {
         .payload("amount");
   }
 
-  private IsolatedDatabase database;
-  private CountingDataSource counting;
-  private final MutableClock clock = new MutableClock();
-  private final List<String> events = new CopyOnWriteArrayList<>();
   private IdemRuntime runtime;
-  private TestAbortedException unavailable;
 
-  abstract TestDatabase database();
 
-  @BeforeAll
-  void openDatabase() {
-    try {
-      database = IsolatedDatabase.open(database());
-    } catch (TestAbortedException e) {
-      unavailable = e;
-      return;
-    }
-    counting = new CountingDataSource(database.dataSource());
+  @Override
+  protected void prepare() {
     runtime = IdemRuntime.builder()
         .dataSource(counting)
         .clock(clock)
@@ -121,18 +100,8 @@ abstract class ClaimContractTest {
     database.execute("CREATE TABLE payments (id VARCHAR(64) NOT NULL PRIMARY KEY)");
   }
 
-  @AfterAll
-  void closeDatabase() {
-    if (database != null) {
-      database.close();
-    }
-  }
-
   @BeforeEach
   void clear() {
-    if (unavailable != null) {
-      throw unavailable;
-    }
     database.execute("DELETE FROM idem_record", "DELETE FROM payments");
     runtime.clearResultCache();
     clock.set(Instant.parse("2030-01-01T00:00:00Z"));

@@ -9,9 +9,7 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 import static org.junit.jupiter.api.Assertions.fail;
 
 import dev.idem.runtime.InvalidIdempotencyKeyException.KeyRule;
-import dev.idem.testsupport.CountingDataSource;
-import dev.idem.testsupport.IsolatedDatabase;
-import dev.idem.testsupport.MutableClock;
+import dev.idem.testsupport.DatabaseContract;
 import dev.idem.testsupport.RecordingListener;
 import dev.idem.testsupport.TestDatabase;
 import java.io.IOException;
@@ -39,19 +37,14 @@ import java.util.concurrent.Future;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicBoolean;
 import java.util.concurrent.atomic.AtomicInteger;
-import org.junit.jupiter.api.AfterAll;
-import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
-import org.junit.jupiter.api.TestInstance;
-import org.opentest4j.TestAbortedException;
 
 /**
  * The behaviour of {@link IdemRuntime#execute} in transactional mode, called exactly as generated code
  * calls it. Runs against every database through the concrete subclasses.
  */
-@TestInstance(TestInstance.Lifecycle.PER_CLASS)
-abstract class CommandContractTest {
+abstract class CommandContractTest extends DatabaseContract {
 
   record PaymentRequest(String customer, long amountCents) {}
 
@@ -83,26 +76,12 @@ abstract class CommandContractTest {
       CommandSpec.builder("Types.string", ResultType.of(String.class)).keyParts("id", "channel", "n")
           .payload("a", "b").build();
 
-  private IsolatedDatabase database;
-  private CountingDataSource counting;
-  private final MutableClock clock = new MutableClock();
-  private final List<String> events = new CopyOnWriteArrayList<>();
   private IdemRuntime runtime;
 
-  abstract TestDatabase database();
 
-  /** Why the database is unusable; every test then reports itself as skipped. */
-  private TestAbortedException unavailable;
 
-  @BeforeAll
-  void openDatabase() {
-    try {
-      database = IsolatedDatabase.open(database());
-    } catch (TestAbortedException e) {
-      unavailable = e;
-      return;
-    }
-    counting = new CountingDataSource(database.dataSource());
+  @Override
+  protected void prepare() {
     runtime = IdemRuntime.builder()
         .dataSource(counting)
         .clock(clock)
@@ -114,18 +93,8 @@ abstract class CommandContractTest {
         "CREATE TABLE executions (k VARCHAR(255) NOT NULL)");
   }
 
-  @AfterAll
-  void closeDatabase() {
-    if (database != null) {
-      database.close();
-    }
-  }
-
   @BeforeEach
   void clear() {
-    if (unavailable != null) {
-      throw unavailable;
-    }
     database.execute("DELETE FROM idem_record", "DELETE FROM payments", "DELETE FROM executions");
     clock.set(Instant.parse("2030-01-01T00:00:00Z"));
     runtime.clearResultCache(); // the records were deleted behind the runtime's back

@@ -4,9 +4,7 @@ import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertThrows;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
-import dev.idem.testsupport.CountingDataSource;
-import dev.idem.testsupport.IsolatedDatabase;
-import dev.idem.testsupport.MutableClock;
+import dev.idem.testsupport.DatabaseContract;
 import dev.idem.testsupport.RecordingListener;
 import dev.idem.testsupport.TestDatabase;
 import java.io.IOException;
@@ -28,20 +26,15 @@ import java.util.concurrent.Executors;
 import java.util.concurrent.Future;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicInteger;
-import org.junit.jupiter.api.AfterAll;
-import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
-import org.junit.jupiter.api.TestInstance;
-import org.opentest4j.TestAbortedException;
 
 /**
  * At-least-once message consumers, called exactly as generated code calls the runtime: per-message handlers keyed
  * by message id and consumer group, and batch handlers ({@link IdemRuntime#executeBatch}). Runs against every
  * database through the concrete subclasses.
  */
-@TestInstance(TestInstance.Lifecycle.PER_CLASS)
-abstract class ConsumerContractTest {
+abstract class ConsumerContractTest extends DatabaseContract {
 
   record OrderPaid(String messageId, long amountCents) {}
 
@@ -61,24 +54,11 @@ abstract class ConsumerContractTest {
           .payload("batch")
           .build();
 
-  private IsolatedDatabase database;
-  private CountingDataSource counting;
-  private final MutableClock clock = new MutableClock();
-  private final List<String> events = new CopyOnWriteArrayList<>();
   private IdemRuntime runtime;
-  private TestAbortedException unavailable;
 
-  abstract TestDatabase database();
 
-  @BeforeAll
-  void openDatabase() {
-    try {
-      database = IsolatedDatabase.open(database());
-    } catch (TestAbortedException e) {
-      unavailable = e;
-      return;
-    }
-    counting = new CountingDataSource(database.dataSource());
+  @Override
+  protected void prepare() {
     runtime = IdemRuntime.builder()
         .dataSource(counting)
         .clock(clock)
@@ -89,18 +69,8 @@ abstract class ConsumerContractTest {
         + " amount BIGINT NOT NULL)");
   }
 
-  @AfterAll
-  void closeDatabase() {
-    if (database != null) {
-      database.close();
-    }
-  }
-
   @BeforeEach
   void clear() {
-    if (unavailable != null) {
-      throw unavailable;
-    }
     database.execute("DELETE FROM idem_record", "DELETE FROM effects");
     runtime.clearResultCache();
     clock.set(Instant.parse("2030-01-01T00:00:00Z"));

@@ -4,7 +4,7 @@ import dev.idem.testsupport.TestDatabase;
 
 class H2ClaimContractTest extends ClaimContractTest {
   @Override
-  TestDatabase database() {
+  protected TestDatabase database() {
     return TestDatabase.H2;
   }
 }

@@ -4,7 +4,7 @@ import dev.idem.testsupport.TestDatabase;
 
 class H2CommandContractTest extends CommandContractTest {
   @Override
-  TestDatabase database() {
+  protected TestDatabase database() {
     return TestDatabase.H2;
   }
 }

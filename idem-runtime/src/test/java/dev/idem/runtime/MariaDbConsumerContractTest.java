@@ -4,7 +4,7 @@ import dev.idem.testsupport.TestDatabase;
 
 class MariaDbConsumerContractTest extends ConsumerContractTest {
   @Override
-  TestDatabase database() {
+  protected TestDatabase database() {
     return TestDatabase.MARIADB;
   }
 }

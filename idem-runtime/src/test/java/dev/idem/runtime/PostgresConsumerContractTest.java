@@ -4,7 +4,7 @@ import dev.idem.testsupport.TestDatabase;
 
 class PostgresConsumerContractTest extends ConsumerContractTest {
   @Override
-  TestDatabase database() {
+  protected TestDatabase database() {
     return TestDatabase.POSTGRESQL;
   }
 }

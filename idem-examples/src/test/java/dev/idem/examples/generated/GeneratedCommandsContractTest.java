@@ -16,9 +16,7 @@ import dev.idem.runtime.IdemRuntime;
 import dev.idem.runtime.IdempotencyKeyReusedException;
 import dev.idem.runtime.InvalidIdempotencyKeyException;
 import dev.idem.runtime.InvalidIdempotencyKeyException.KeyRule;
-import dev.idem.testsupport.CountingDataSource;
-import dev.idem.testsupport.IsolatedDatabase;
-import dev.idem.testsupport.MutableClock;
+import dev.idem.testsupport.DatabaseContract;
 import dev.idem.testsupport.TestDatabase;
 import java.sql.Connection;
 import java.sql.ResultSet;
@@ -36,40 +34,23 @@ import java.util.concurrent.ExecutorService;
 import java.util.concurrent.Executors;
 import java.util.concurrent.Future;
 import java.util.concurrent.TimeUnit;
-import org.junit.jupiter.api.AfterAll;
-import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
-import org.junit.jupiter.api.TestInstance;
-import org.opentest4j.TestAbortedException;
 
 /**
  * The generated {@code ShopCommands_Idempotent} against a real database: the processor's output and the runtime
  * together, as users run them. The concrete subclasses pick the database.
  */
-@TestInstance(TestInstance.Lifecycle.PER_CLASS)
-abstract class GeneratedCommandsContractTest {
+abstract class GeneratedCommandsContractTest extends DatabaseContract {
 
-  private IsolatedDatabase database;
-  private TestAbortedException unavailable;
-  private CountingDataSource counting;
-  private final MutableClock clock = new MutableClock();
   private RecordingShop delegate;
   private ShopCommands shop;
 
   private IdemRuntime runtime;
 
-  abstract TestDatabase database();
 
-  @BeforeAll
-  void open() {
-    try {
-      database = IsolatedDatabase.open(database());
-    } catch (TestAbortedException e) {
-      unavailable = e;
-      return;
-    }
-    counting = new CountingDataSource(database.dataSource());
+  @Override
+  protected void prepare() {
     runtime = IdemRuntime.builder().dataSource(counting).clock(clock).build();
     runtime.createSchema();
     database.execute("CREATE TABLE executions (what VARCHAR(255) NOT NULL)");
@@ -77,18 +58,8 @@ abstract class GeneratedCommandsContractTest {
     shop = new ShopCommands_Idempotent(delegate, runtime);
   }
 
-  @AfterAll
-  void close() {
-    if (database != null) {
-      database.close();
-    }
-  }
-
   @BeforeEach
   void clean() {
-    if (unavailable != null) {
-      throw unavailable;
-    }
     database.execute("DELETE FROM idem_record", "DELETE FROM executions");
     runtime.clearResultCache(); // the records were deleted behind the runtime's back
     clock.set(Instant.parse("2031-05-01T10:00:00Z"));

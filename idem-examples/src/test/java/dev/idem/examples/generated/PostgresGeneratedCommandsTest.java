@@ -4,7 +4,7 @@ import dev.idem.testsupport.TestDatabase;
 
 class PostgresGeneratedCommandsTest extends GeneratedCommandsContractTest {
   @Override
-  TestDatabase database() {
+  protected TestDatabase database() {
     return TestDatabase.POSTGRESQL;
   }
 }
