@@ -1,9 +1,9 @@
 package dev.idem.processor;
 
-import static dev.idem.processor.ServiceGenerator.COMMAND_SPEC;
+import static dev.idem.processor.RuntimeNames.COMMAND_SPEC;
 import static dev.idem.processor.ServiceGenerator.DELEGATE;
-import static dev.idem.processor.ServiceGenerator.RESULT_TYPE;
-import static dev.idem.processor.ServiceGenerator.RUNTIME;
+import static dev.idem.processor.RuntimeNames.RESULT_TYPE;
+import static dev.idem.processor.ServiceGenerator.ENGINE;
 
 import com.palantir.javapoet.ClassName;
 import com.palantir.javapoet.CodeBlock;
@@ -58,7 +58,7 @@ final class BatchMethodWriter {
   MethodSpec batchMethod(ServiceModel model, BatchMethod batch, String specName) {
     CommandMethod command = batch.command();
     MethodSpec.Builder method = MethodSpec.overriding(command.method(), model.declaredType(), types);
-    String runtime = ServiceGenerator.field(command, RUNTIME);
+    String runtime = ServiceGenerator.field(command, ENGINE);
     String delegate = ServiceGenerator.field(command, DELEGATE);
 
     Set<String> names = command.method().getParameters().stream()

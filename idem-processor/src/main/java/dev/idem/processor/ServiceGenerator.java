@@ -1,5 +1,11 @@
 package dev.idem.processor;
 
+import static dev.idem.processor.RuntimeNames.COMMAND_SPEC;
+import static dev.idem.processor.RuntimeNames.IDEM_ENGINE;
+import static dev.idem.processor.RuntimeNames.IDEM_RUNTIME;
+import static dev.idem.processor.RuntimeNames.REPLAYABLE_FAILURE;
+import static dev.idem.processor.RuntimeNames.RESULT_TYPE;
+
 import com.palantir.javapoet.ArrayTypeName;
 import com.palantir.javapoet.ClassName;
 import com.palantir.javapoet.CodeBlock;
@@ -31,13 +37,12 @@ import javax.lang.model.util.Types;
 /** Writes {@code <Service>_Idempotent}: one static command descriptor per command, and one method per method. */
 final class ServiceGenerator extends SourceFileGenerator<ServiceModel> {
 
-  static final ClassName IDEM_RUNTIME = ClassName.get("dev.idem.runtime", "IdemRuntime");
-  static final ClassName COMMAND_SPEC = ClassName.get("dev.idem.runtime", "CommandSpec");
-  static final ClassName RESULT_TYPE = ClassName.get("dev.idem.runtime", "ResultType");
-  static final ClassName REPLAYABLE_FAILURE = ClassName.get("dev.idem.runtime", "ReplayableFailure");
 
   static final String DELEGATE = "delegate";
+  /** The constructor's parameter. */
   static final String RUNTIME = "runtime";
+  /** The field holding the runtime's engine, the door generated code goes through. */
+  static final String ENGINE = "idem";
   private static final String NO_PAYLOAD = "NO_PAYLOAD";
 
   private final Types types;
@@ -95,7 +100,7 @@ final class ServiceGenerator extends SourceFileGenerator<ServiceModel> {
         String specName = uniqueConstantName(transition.method().getSimpleName().toString(), fieldNames);
         type.addField(TransitionWriter.spec(transition, specName));
         MethodSpec.Builder builder = MethodSpec.overriding(transition.method(), model.declaredType(), types);
-        TransitionWriter.method(builder, transition, specName, field(transition, RUNTIME));
+        TransitionWriter.method(builder, transition, specName, field(transition, ENGINE));
         methods.add(builder.build());
       } else if (method instanceof ForwardedMethod forwarded) {
         methods.add(forwardedMethod(model, forwarded));
@@ -113,9 +118,9 @@ final class ServiceGenerator extends SourceFileGenerator<ServiceModel> {
       constructor.addParameter(service, DELEGATE)
           .addStatement("this.$N = $T.requireNonNull($N, $S)", DELEGATE, Objects.class, DELEGATE, DELEGATE);
     }
-    type.addField(IDEM_RUNTIME, RUNTIME, Modifier.PRIVATE, Modifier.FINAL);
+    type.addField(IDEM_ENGINE, ENGINE, Modifier.PRIVATE, Modifier.FINAL);
     constructor.addParameter(IDEM_RUNTIME, RUNTIME)
-        .addStatement("this.$N = $T.requireNonNull($N, $S)", RUNTIME, Objects.class, RUNTIME, RUNTIME);
+        .addStatement("this.$N = $T.of($N)", ENGINE, IDEM_ENGINE, RUNTIME);
     type.addMethod(constructor.build());
     type.addMethods(methods);
     return type;
@@ -185,7 +190,7 @@ final class ServiceGenerator extends SourceFileGenerator<ServiceModel> {
 
   private MethodSpec commandMethod(ServiceModel model, CommandMethod command, String specName) {
     MethodSpec.Builder method = MethodSpec.overriding(command.method(), model.declaredType(), types);
-    String runtime = field(command, RUNTIME);
+    String runtime = field(command, ENGINE);
     String delegate = field(command, DELEGATE);
 
     // Locals must not collide with the parameters (a parameter may well be called messageHeader), nor with the

@@ -30,7 +30,7 @@ import javax.lang.model.util.Types;
  */
 final class TransitionValidator {
 
-  static final String TRANSITION_RESULT = "dev.idem.runtime.TransitionResult";
+  static final String TRANSITION_RESULT = RuntimeNames.TRANSITION_RESULT.canonicalName();
 
   private final Elements elements;
   private final Types types;

@@ -1,5 +1,9 @@
 package dev.idem.processor;
 
+import static dev.idem.processor.RuntimeNames.DIALECT;
+import static dev.idem.processor.RuntimeNames.TRANSITION_RESULT;
+import static dev.idem.processor.RuntimeNames.TRANSITION_SPEC;
+
 import com.palantir.javapoet.ClassName;
 import com.palantir.javapoet.CodeBlock;
 import com.palantir.javapoet.FieldSpec;
@@ -17,14 +21,11 @@ import javax.lang.model.element.VariableElement;
 
 /**
  * Writes the members of {@code <Service>_Idempotent} for one {@link TransitionMethod}: a static
- * {@code TransitionSpec} and the method, which is plain JDBC inside {@code runtime.inTransaction(...)} with the SQL
+ * {@code TransitionSpec} and the method, which is plain JDBC inside {@code idem.inTransaction(...)} with the SQL
  * as literals. Called by {@link ServiceGenerator}, which owns the class.
  */
 final class TransitionWriter {
 
-  static final ClassName TRANSITION_SPEC = ClassName.get("dev.idem.runtime", "TransitionSpec");
-  static final ClassName TRANSITION_RESULT = ClassName.get("dev.idem.runtime", "TransitionResult");
-  static final ClassName DIALECT = ClassName.get("dev.idem.runtime", "Dialect");
 
   private TransitionWriter() {}
 

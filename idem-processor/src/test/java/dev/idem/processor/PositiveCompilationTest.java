@@ -50,7 +50,7 @@ class PositiveCompilationTest {
         .orElseThrow());
     assertThat(cards).contains("public void capture(String paymentId)");
     assertThat(cards).contains("public String authorize(String paymentId, long amountCents)");
-    assertThat(cards).contains("return runtime.execute(AUTHORIZE,");
+    assertThat(cards).contains("return idem.execute(AUTHORIZE,");
     // The inherited command keeps the scope of the interface that declares it, shared with PaymentCommands_Idempotent.
     assertThat(cards).contains("CommandSpec.builder(\"PaymentCommands.authorize\"");
     assertThat(cards).contains("return delegate.status(paymentId);");

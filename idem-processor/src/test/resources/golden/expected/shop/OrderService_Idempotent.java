@@ -2,10 +2,11 @@ package shop;
 
 import dev.idem.InFlight;
 import dev.idem.Mode;
-import dev.idem.runtime.CommandSpec;
 import dev.idem.runtime.IdemRuntime;
-import dev.idem.runtime.ReplayableFailure;
-import dev.idem.runtime.ResultType;
+import dev.idem.runtime.internal.CommandSpec;
+import dev.idem.runtime.internal.IdemEngine;
+import dev.idem.runtime.internal.ReplayableFailure;
+import dev.idem.runtime.internal.ResultType;
 import java.time.Duration;
 import java.util.Collection;
 import java.util.List;
@@ -121,16 +122,16 @@ public final class OrderService_Idempotent implements OrderService {
 
   private final OrderService delegate;
 
-  private final IdemRuntime runtime;
+  private final IdemEngine idem;
 
   public OrderService_Idempotent(OrderService delegate, IdemRuntime runtime) {
     this.delegate = Objects.requireNonNull(delegate, "delegate");
-    this.runtime = Objects.requireNonNull(runtime, "runtime");
+    this.idem = IdemEngine.of(runtime);
   }
 
   @Override
   public Receipt placeOrder(String requestId, PlaceOrder order) {
-    return runtime.execute(PLACE_ORDER,
+    return idem.execute(PLACE_ORDER,
         new Object[] {requestId},
         new Object[] {order},
         () -> delegate.placeOrder(requestId, order));
@@ -138,7 +139,7 @@ public final class OrderService_Idempotent implements OrderService {
 
   @Override
   public boolean reserveStock(UUID warehouseId, int line, String sku) {
-    return runtime.execute(RESERVE_STOCK,
+    return idem.execute(RESERVE_STOCK,
         new Object[] {warehouseId, line},
         new Object[] {sku},
         () -> delegate.reserveStock(warehouseId, line, sku));
@@ -147,7 +148,7 @@ public final class OrderService_Idempotent implements OrderService {
   @Override
   public List<Receipt> settle(OrderPaid message) throws PaymentDeclinedException {
     var messageHeader = message == null ? null : message.header();
-    return runtime.execute(SETTLE,
+    return idem.execute(SETTLE,
         new Object[] {messageHeader == null ? null : messageHeader.messageId()},
         new Object[] {message},
         () -> delegate.settle(message));
@@ -155,7 +156,7 @@ public final class OrderService_Idempotent implements OrderService {
 
   @Override
   public Optional<Receipt> refund(LegacyRefund refund) {
-    return runtime.execute(REFUND,
+    return idem.execute(REFUND,
         new Object[] {refund == null ? null : refund.getRefundId()},
         new Object[] {refund},
         () -> delegate.refund(refund));
@@ -163,7 +164,7 @@ public final class OrderService_Idempotent implements OrderService {
 
   @Override
   public void cancel(String orderId, String... reasons) {
-    runtime.execute(CANCEL,
+    idem.execute(CANCEL,
         new Object[] {orderId},
         new Object[] {reasons},
         () -> {
@@ -174,7 +175,7 @@ public final class OrderService_Idempotent implements OrderService {
 
   @Override
   public byte[] cancel(UUID orderId) {
-    return runtime.execute(CANCEL_2,
+    return idem.execute(CANCEL_2,
         new Object[] {orderId},
         NO_PAYLOAD,
         () -> delegate.cancel(orderId));
@@ -182,7 +183,7 @@ public final class OrderService_Idempotent implements OrderService {
 
   @Override
   public Map<String, Integer> rebuildIndex(long jobId, Duration runtime, String delegate) {
-    return this.runtime.execute(REBUILD_INDEX,
+    return idem.execute(REBUILD_INDEX,
         new Object[] {jobId},
         new Object[] {runtime, delegate},
         () -> this.delegate.rebuildIndex(jobId, runtime, delegate));
@@ -190,7 +191,7 @@ public final class OrderService_Idempotent implements OrderService {
 
   @Override
   public void onOrdersPaid(List<OrderPaid> batch, String group) {
-    runtime.executeBatch(ON_ORDERS_PAID, batch,
+    idem.executeBatch(ON_ORDERS_PAID, batch,
         message -> {
           var messageHeader = message == null ? null : message.header();
           return new Object[] {messageHeader == null ? null : messageHeader.messageId(), group};
@@ -204,7 +205,7 @@ public final class OrderService_Idempotent implements OrderService {
 
   @Override
   public int settleAll(Collection<OrderPaid> message, String group, String firstSeen) {
-    return runtime.executeBatch(SETTLE_ALL, message,
+    return idem.executeBatch(SETTLE_ALL, message,
         message2 -> new Object[] {message2 == null ? null : message2.orderId(), group},
         message2 -> new Object[] {message2, firstSeen},
         firstSeen2 -> delegate.settleAll(firstSeen2, group, firstSeen));
@@ -212,7 +213,7 @@ public final class OrderService_Idempotent implements OrderService {
 
   @Override
   public Receipt capture(String paymentId, long amountCents) throws PaymentDeclinedException {
-    return runtime.execute(CAPTURE,
+    return idem.execute(CAPTURE,
         new Object[] {paymentId},
         new Object[] {amountCents},
         () -> delegate.capture(paymentId, amountCents));
@@ -220,7 +221,7 @@ public final class OrderService_Idempotent implements OrderService {
 
   @Override
   public void ship(UUID shipmentId) throws PaymentDeclinedException {
-    runtime.execute(SHIP,
+    idem.execute(SHIP,
         new Object[] {shipmentId},
         NO_PAYLOAD,
         () -> {

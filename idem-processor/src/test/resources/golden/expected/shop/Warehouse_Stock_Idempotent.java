@@ -1,8 +1,9 @@
 package shop;
 
-import dev.idem.runtime.CommandSpec;
 import dev.idem.runtime.IdemRuntime;
-import dev.idem.runtime.ResultType;
+import dev.idem.runtime.internal.CommandSpec;
+import dev.idem.runtime.internal.IdemEngine;
+import dev.idem.runtime.internal.ResultType;
 import java.time.Duration;
 import java.util.Objects;
 import javax.annotation.processing.Generated;
@@ -24,16 +25,16 @@ public final class Warehouse_Stock_Idempotent implements Warehouse.Stock {
 
   private final Warehouse.Stock delegate;
 
-  private final IdemRuntime runtime;
+  private final IdemEngine idem;
 
   public Warehouse_Stock_Idempotent(Warehouse.Stock delegate, IdemRuntime runtime) {
     this.delegate = Objects.requireNonNull(delegate, "delegate");
-    this.runtime = Objects.requireNonNull(runtime, "runtime");
+    this.idem = IdemEngine.of(runtime);
   }
 
   @Override
   public int restock(Warehouse.Shipment shipment, int quantity) {
-    return runtime.execute(RESTOCK,
+    return idem.execute(RESTOCK,
         new Object[] {shipment == null ? null : shipment.id()},
         new Object[] {shipment, quantity},
         () -> delegate.restock(shipment, quantity));

@@ -1,73 +1,44 @@
 package dev.idem.runtime;
 
 import com.fasterxml.jackson.databind.ObjectMapper;
-import dev.idem.Mode;
+import dev.idem.runtime.internal.IdemEngine;
+import dev.idem.runtime.internal.IdemEngine.Limits;
 import java.sql.Connection;
 import java.time.Clock;
 import java.time.Duration;
-import java.util.Collection;
 import java.util.Objects;
-import java.util.function.Function;
 import java.util.regex.Pattern;
 import javax.sql.DataSource;
 
 /**
- * Executes idempotent commands: the first call with a key runs the command's body and records its
- * result in the same database transaction as the body's own writes; later calls with the same key
- * and payload replay the recorded result without running the body. {@code CLAIM} commands, whose
- * effects leave the database, commit a leased claim before the body runs instead (see
- * {@link ClaimExecutor}); {@code replayOn} failures are recorded and replayed like results in both
- * modes. {@link #executeBatch} does the same for a batch of messages at once: one statement claims
- * every key, and the body gets only the messages seen for the first time. Committed completed
- * records are kept in a bounded in-memory cache, so that most retries need no database round trip.
+ * idem's runtime, one per {@link DataSource} and table: the generated {@code *_Idempotent} classes take it in their
+ * constructor. The first call of a command with a key runs the command's body and records its result in the same
+ * database transaction as the body's own writes; later calls with the same key and payload replay the recorded
+ * result without running the body. {@code CLAIM} commands, whose effects leave the database, commit a leased claim
+ * before the body runs instead. Committed completed records are kept in a bounded in-memory cache, so that most
+ * retries need no database round trip.
  *
- * <p>Generated code calls {@link #execute} and {@link #executeBatch}; application code uses
- * {@link #inTransaction}, {@link #currentConnection()} and {@link #afterCommit(Runnable)} for its
- * own writes, and {@link #createSchema()} / {@link #purgeExpired(int)} for housekeeping.
- * Thread-safe; create one per data source and table.
+ * <p>Application code uses {@link #inTransaction}, {@link #currentConnection()} and {@link #afterCommit(Runnable)}
+ * for its own writes, {@link #extendLease(Duration)} inside long {@code CLAIM} bodies, and {@link #createSchema()} /
+ * {@link #purgeExpired(int)} for housekeeping. Thread-safe.
  */
 public final class IdemRuntime {
 
-  // A facade: it validates arguments, answers retries from the cache and hands the rest to one
-  // executor per mode (TransactionalExecutor, ClaimExecutor, BatchExecutor). They share one
-  // TransactionManager, so that commands, batches and inTransaction work on a thread join each other.
+  // A facade over the engine in dev.idem.runtime.internal, which generated code reaches through
+  // IdemEngine.of(runtime): nothing public here mentions the internal package.
+
+  static {
+    IdemEngine.registerAccess(runtime -> runtime.engine);
+  }
 
   private static final Pattern IDENTIFIER = Pattern.compile("[A-Za-z_][A-Za-z0-9_]*");
   private static final int MAX_TABLE_NAME_LENGTH = 63;
   private static final int DEFAULT_RESULT_CACHE_SIZE = 10_000;
 
-  private final Dialect dialect;
-  private final String tableName;
-  private final KeyComposer keys;
-  private final ResultCodec results;
-  private final Clock clock;
-  private final SafeListener listener;
-  private final CompletedRecordCache cache;
-  private final TransactionManager transactions;
-  private final TransactionalExecutor transactional;
-  private final ClaimExecutor claims;
-  private final BatchExecutor batches;
-  private final Transitions transitions;
-  private final SchemaInstaller schema;
-  private final ExpiredRecordPurger purger;
+  private final IdemEngine engine;
 
-  private IdemRuntime(Builder builder, Dialect dialect) {
-    DataSource dataSource = builder.dataSource;
-    this.dialect = dialect;
-    this.tableName = builder.tableName;
-    this.keys = new KeyComposer(builder.maxKeyLength, builder.allowedKeyPunctuation);
-    this.results = new ResultCodec(builder.objectMapper);
-    this.clock = builder.clock;
-    this.listener = new SafeListener(builder.listener);
-    this.cache = new CompletedRecordCache(builder.resultCacheEnabled ? builder.resultCacheSize : 0);
-    this.transactions = new TransactionManager(dataSource);
-    RecordStatements records = new RecordStatements(dialect, tableName);
-    this.transactional = new TransactionalExecutor(transactions, records, dialect, results, clock, listener, cache);
-    this.claims = new ClaimExecutor(dataSource, transactions, dialect, tableName, results, clock, listener, cache);
-    this.batches = new BatchExecutor(transactions, records, dialect, tableName, keys, clock, listener);
-    this.transitions = new Transitions(transactions, clock, builder.transitionListener, builder.logTransitions);
-    this.schema = new SchemaInstaller(dataSource, dialect, tableName);
-    this.purger = new ExpiredRecordPurger(dataSource, dialect, tableName, clock);
+  private IdemRuntime(IdemEngine engine) {
+    this.engine = engine;
   }
 
   /** @return a builder; {@link Builder#dataSource(DataSource)} is required */
@@ -77,94 +48,12 @@ public final class IdemRuntime {
 
   /** @return the dialect in use */
   public Dialect dialect() {
-    return dialect;
-  }
-
-  /** @return what generated {@code @StateTransition} methods share (log, listener, outcome decisions) */
-  public Transitions transitions() {
-    return transitions;
+    return engine.dialect();
   }
 
   /** @return the name of the table holding the records */
   public String tableName() {
-    return tableName;
-  }
-
-  // ------------------------------------------------------------------------------------------------
-  // Commands
-
-  /**
-   * Runs {@code body} once per key: the first call runs it and records its result in the same
-   * transaction as the body's writes (made through {@link #currentConnection()}); later calls with
-   * the same key and payload return the recorded result without running it. Joins the transaction
-   * in progress on this thread, if any, else runs in its own transaction.
-   *
-   * @param spec the command
-   * @param keyParts the parts of the idempotency key, in the order of {@link CommandSpec#keyPartNames()}
-   * @param payload the fingerprinted parameters, in the order of {@link CommandSpec#payloadNames()}
-   * @param body the real work
-   * @param <T> the result type
-   * @return the body's result, or the recorded result of the first call
-   * @throws InvalidIdempotencyKeyException if the key is invalid (checked before any database access)
-   * @throws IdempotencyKeyReusedException if the key was first used with a different payload
-   * @throws IdempotencyStoreException if idem's own statements fail
-   * @throws IdempotencyException if the payload cannot be fingerprinted or the result not stored
-   *     or replayed; any exception of the body is rethrown unchanged after rolling back
-   */
-  public <T> T execute(CommandSpec<T> spec, Object[] keyParts, Object[] payload, CommandBody<T> body) {
-    Objects.requireNonNull(spec, "spec");
-    Objects.requireNonNull(body, "body");
-    String key;
-    try {
-      key = keys.compose(spec, keyParts);
-    } catch (InvalidIdempotencyKeyException e) {
-      listener.invalidKey(spec.scope(), e.rule().name());
-      throw e;
-    }
-    String fingerprint = Fingerprinter.fingerprint(spec, payload);
-    CompletedRecord cached = cache.get(spec.scope(), key, clock.millis());
-    if (cached != null) {
-      return replayCached(spec, key, fingerprint, cached);
-    }
-    if (spec.mode() == Mode.CLAIM) {
-      return claims.execute(spec, key, fingerprint, body);
-    }
-    return transactional.execute(spec, key, fingerprint, body);
-  }
-
-  /** A cache hit: no database access, but the same fingerprint rule as a replay from the table. */
-  private <T> T replayCached(CommandSpec<T> spec, String key, String fingerprint, CompletedRecord cached) {
-    if (!cached.fingerprint().equals(fingerprint)) {
-      listener.keyReused(spec.scope(), key);
-      throw new IdempotencyKeyReusedException(spec.scope(), key);
-    }
-    listener.replayed(spec.scope(), key);
-    @SuppressWarnings("unchecked")
-    T result = (T) results.replay(spec, cached);
-    return result;
-  }
-
-  /**
-   * Runs a batch command: claims the key of every message in one statement, calls {@code body} once with the
-   * messages seen for the first time (in their original order, each key once) and commits the claims with the
-   * body's writes. Skips the body when every message is a duplicate. A message whose key was first recorded with
-   * a different payload rejects the whole batch. Joins the transaction in progress on this thread, if any; in its
-   * own transaction, transient failures (deadlocks) before the body ran retry the whole batch.
-   *
-   * @param spec the command; its key parts are those of one message
-   * @param messages the batch, in delivery order
-   * @param keyParts the key parts of one message, in the order of {@link CommandSpec#keyPartNames()}
-   * @param payload the fingerprinted values of one message, in the order of {@link CommandSpec#payloadNames()}
-   * @param body the real work
-   * @param <E> the message type
-   * @return what the body returned, or 0 if it was not called
-   * @throws InvalidIdempotencyKeyException if a message's key is invalid (checked before any database access)
-   * @throws IdempotencyKeyReusedException if a message's key was first used with a different payload
-   * @throws IdempotencyStoreException if idem's own statements fail
-   */
-  public <E> int executeBatch(CommandSpec<Void> spec, Collection<E> messages, Function<? super E, Object[]> keyParts,
-                              Function<? super E, Object[]> payload, BatchBody<E> body) {
-    return batches.execute(spec, messages, keyParts, payload, body);
+    return engine.tableName();
   }
 
   // ------------------------------------------------------------------------------------------------
@@ -178,7 +67,7 @@ public final class IdemRuntime {
    * @throws IllegalStateException if no transaction of this runtime is in progress on this thread
    */
   public Connection currentConnection() {
-    return transactions.currentConnection();
+    return engine.currentConnection();
   }
 
   /**
@@ -193,7 +82,7 @@ public final class IdemRuntime {
    */
   public <T> T inTransaction(TransactionalWork<T> work) {
     Objects.requireNonNull(work, "work");
-    return transactions.inTransaction(work);
+    return engine.inTransaction(work);
   }
 
   /**
@@ -219,7 +108,7 @@ public final class IdemRuntime {
    */
   public void afterCommit(Runnable action) {
     Objects.requireNonNull(action, "action");
-    transactions.afterCommit(action);
+    engine.afterCommit(action);
   }
 
   /**
@@ -237,7 +126,7 @@ public final class IdemRuntime {
     if (extension.isNegative() || extension.isZero()) {
       throw new IllegalArgumentException("extension must be positive, got " + extension);
     }
-    return claims.extendLease(extension);
+    return engine.extendLease(extension);
   }
 
   /**
@@ -245,7 +134,7 @@ public final class IdemRuntime {
    * otherwise: idem's own records change only after they expired.
    */
   public void clearResultCache() {
-    cache.clear();
+    engine.clearResultCache();
   }
 
   // ------------------------------------------------------------------------------------------------
@@ -260,7 +149,7 @@ public final class IdemRuntime {
    * @throws IdempotencyStoreException if the DDL fails
    */
   public void createSchema() {
-    schema.createSchema();
+    engine.createSchema();
   }
 
   /**
@@ -275,7 +164,7 @@ public final class IdemRuntime {
     if (batchSize < 1) {
       throw new IllegalArgumentException("batchSize must be positive, got " + batchSize);
     }
-    return purger.purgeExpired(batchSize);
+    return engine.purgeExpired(batchSize);
   }
 
   // ------------------------------------------------------------------------------------------------
@@ -286,8 +175,8 @@ public final class IdemRuntime {
     private DataSource dataSource;
     private Dialect dialect;
     private String tableName = "idem_record";
-    private int maxKeyLength = KeyComposer.DEFAULT_MAX_LENGTH;
-    private String allowedKeyPunctuation = KeyComposer.DEFAULT_PUNCTUATION;
+    private int maxKeyLength = Limits.DEFAULT_MAX_KEY_LENGTH;
+    private String allowedKeyPunctuation = Limits.DEFAULT_KEY_PUNCTUATION;
     private Clock clock = Clock.systemUTC();
     private ObjectMapper objectMapper;
     private IdempotencyListener listener = IdempotencyListener.NO_OP;
@@ -371,9 +260,9 @@ public final class IdemRuntime {
      * @return this builder
      */
     public Builder maxKeyLength(int maxKeyLength) {
-      if (maxKeyLength < 1 || maxKeyLength > KeyComposer.MAX_MAX_LENGTH) {
+      if (maxKeyLength < 1 || maxKeyLength > Limits.MAX_MAX_KEY_LENGTH) {
         throw new IllegalArgumentException("maxKeyLength must be between 1 and "
-            + KeyComposer.MAX_MAX_LENGTH + ", got " + maxKeyLength);
+            + Limits.MAX_MAX_KEY_LENGTH + ", got " + maxKeyLength);
       }
       this.maxKeyLength = maxKeyLength;
       return this;
@@ -388,7 +277,7 @@ public final class IdemRuntime {
      */
     public Builder allowedKeyPunctuation(String punctuation) {
       Objects.requireNonNull(punctuation, "punctuation");
-      new KeyComposer(KeyComposer.DEFAULT_MAX_LENGTH, punctuation); // validates
+      Limits.checkKeyPunctuation(punctuation);
       this.allowedKeyPunctuation = punctuation;
       return this;
     }
@@ -460,7 +349,10 @@ public final class IdemRuntime {
       if (dataSource == null) {
         throw new IllegalStateException("IdemRuntime needs a dataSource");
       }
-      return new IdemRuntime(this, dialect != null ? dialect : Dialect.detect(dataSource));
+      return new IdemRuntime(new IdemEngine(new IdemEngine.Settings(dataSource,
+          dialect != null ? dialect : Dialect.detect(dataSource), tableName, maxKeyLength, allowedKeyPunctuation,
+          clock, objectMapper, listener, resultCacheEnabled ? resultCacheSize : 0, transitionListener,
+          logTransitions)));
     }
   }
 }

@@ -1,0 +1,256 @@
+package dev.idem.runtime.internal;
+
+import dev.idem.runtime.IdemRuntime;
+import dev.idem.runtime.IdempotencyException;
+import dev.idem.runtime.IdempotencyKeyReusedException;
+import dev.idem.runtime.IdempotencyStoreException;
+import dev.idem.runtime.InvalidIdempotencyKeyException;
+import dev.idem.runtime.internal.BatchStatements.StoredRecord;
+import java.sql.Connection;
+import java.sql.SQLException;
+import java.sql.Savepoint;
+import java.time.Clock;
+import java.util.ArrayList;
+import java.util.Collection;
+import java.util.HashSet;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.Objects;
+import java.util.Set;
+import java.util.function.Function;
+
+/**
+ * Runs batch commands for {@link IdemEngine#executeBatch}: claims every key of a batch with one statement, calls
+ * the body once with the first-seen messages and commits the claims with the body's writes.
+ *
+ * <p>A message redelivered with the same key but a different content (fingerprint) rejects the whole batch with
+ * {@link IdempotencyKeyReusedException} naming that key, and nothing of the batch commits: skipping it silently
+ * would lose the new content, processing it would apply one message twice. The same holds for two messages of one
+ * batch that share a key but not their content; with equal content they count once.
+ */
+final class BatchExecutor {
+
+  /** Claim rounds within one attempt for keys whose competing claim rolled back or whose record was purged. */
+  private static final int MAX_ROUNDS = 5;
+
+  private final TransactionManager transactions;
+  private final SqlDialect dialect;
+  private final BatchStatements statements;
+  private final RecordStatements records;
+  private final KeyComposer keys;
+  private final Clock clock;
+  private final SafeListener listener;
+
+  BatchExecutor(TransactionManager transactions, RecordStatements records, SqlDialect dialect, String table,
+                KeyComposer keys, Clock clock, SafeListener listener) {
+    this.transactions = transactions;
+    this.dialect = dialect;
+    this.statements = BatchStatements.of(dialect, table);
+    this.records = records;
+    this.keys = keys;
+    this.clock = clock;
+    this.listener = listener;
+  }
+
+  <E> int execute(CommandSpec<Void> spec, Collection<E> messages, Function<? super E, Object[]> keyParts,
+                  Function<? super E, Object[]> payload, BatchBody<E> body) {
+    Objects.requireNonNull(spec, "spec");
+    Objects.requireNonNull(messages, () -> "the batch of " + spec.scope() + " is null");
+    Objects.requireNonNull(body, "body");
+    if (messages.isEmpty()) {
+      return 0;
+    }
+    Batch<E> batch = prepare(spec, messages, keyParts, payload);
+    return transactions.inProgress() ? executeJoined(spec, batch, body) : executeInOwnTransactions(spec, batch, body);
+  }
+
+  /**
+   * The batch's messages with their keys and fingerprints, validated before any database access.
+   *
+   * @param messages every message, in delivery order
+   * @param keyOf the key of each message, parallel to {@code messages}
+   * @param fingerprints each distinct key's fingerprint
+   * @param sortedKeys the distinct keys, sorted: the order in which every batch locks them
+   */
+  private record Batch<E>(List<E> messages, String[] keyOf, Map<String, String> fingerprints,
+                          List<String> sortedKeys) {
+
+    /** The messages whose key was claimed, in delivery order, each key once. */
+    List<E> firstSeen(Set<String> claimed) {
+      List<E> firstSeen = new ArrayList<>(claimed.size());
+      Set<String> taken = new HashSet<>(claimed.size() * 2);
+      for (int i = 0; i < keyOf.length; i++) {
+        if (claimed.contains(keyOf[i]) && taken.add(keyOf[i])) {
+          firstSeen.add(messages.get(i));
+        }
+      }
+      return firstSeen;
+    }
+  }
+
+  private <E> Batch<E> prepare(CommandSpec<Void> spec, Collection<E> messages,
+                               Function<? super E, Object[]> keyParts, Function<? super E, Object[]> payload) {
+    List<E> list = new ArrayList<>(messages);
+    String[] keyOf = new String[list.size()];
+    Map<String, String> fingerprints = new LinkedHashMap<>(list.size() * 2);
+    for (int i = 0; i < keyOf.length; i++) {
+      E message = list.get(i);
+      try {
+        keyOf[i] = keys.compose(spec, keyParts.apply(message));
+      } catch (InvalidIdempotencyKeyException e) {
+        listener.invalidKey(spec.scope(), e.rule().name());
+        throw e;
+      }
+      String fingerprint = Fingerprinter.fingerprint(spec, payload.apply(message));
+      String first = fingerprints.putIfAbsent(keyOf[i], fingerprint);
+      if (first != null && !first.equals(fingerprint)) {
+        listener.keyReused(spec.scope(), keyOf[i]);
+        throw new IdempotencyKeyReusedException(spec.scope(), keyOf[i]);
+      }
+    }
+    List<String> sorted = new ArrayList<>(fingerprints.keySet());
+    sorted.sort(null);
+    return new Batch<>(list, keyOf, fingerprints, sorted);
+  }
+
+  private <E> int executeInOwnTransactions(CommandSpec<Void> spec, Batch<E> batch, BatchBody<E> body) {
+    SQLException lastTransientFailure = null;
+    for (int attemptNumber = 1; attemptNumber <= Retries.MAX_ATTEMPTS; attemptNumber++) {
+      Attempt attempt = new Attempt();
+      try {
+        return transactions.inTransaction(connection -> attempt(connection, spec, batch, body, attempt));
+      } catch (BodyFailure failure) {
+        throw Sneaky.rethrow(failure.getCause());
+      } catch (Exception e) {
+        if (!(e instanceof SQLException sqlException)) {
+          throw e;
+        }
+        // Once the body ran, its side effects outside the database may have happened: never rerun it.
+        if (attempt.bodyStarted || !dialect.isTransient(sqlException)) {
+          throw new IdempotencyStoreException("Recording a batch of " + batch.sortedKeys().size() + " keys of "
+              + spec.scope() + " failed; the transaction was rolled back", sqlException);
+        }
+        lastTransientFailure = sqlException;
+        Retries.pauseBeforeRetry(attemptNumber);
+      }
+    }
+    throw new IdempotencyStoreException("Could not claim a batch of " + batch.sortedKeys().size() + " keys of "
+        + spec.scope() + " in " + Retries.MAX_ATTEMPTS + " attempts", lastTransientFailure);
+  }
+
+  /** Inside the caller's transaction; a savepoint undoes the batch alone if it fails (see TransactionalExecutor). */
+  private <E> int executeJoined(CommandSpec<Void> spec, Batch<E> batch, BatchBody<E> body) {
+    Connection connection = transactions.currentConnection();
+    Savepoint savepoint;
+    try {
+      savepoint = connection.setSavepoint();
+    } catch (SQLException e) {
+      throw new IdempotencyStoreException("Cannot set a savepoint for " + spec.scope(), e);
+    }
+    try {
+      int processed = attempt(connection, spec, batch, body, new Attempt());
+      Quietly.release(connection, savepoint);
+      return processed;
+    } catch (BodyFailure failure) {
+      Quietly.rollback(connection, savepoint);
+      throw Sneaky.rethrow(failure.getCause());
+    } catch (SQLException e) {
+      // No retry: the database may have aborted the caller's whole transaction (deadlock victim).
+      Quietly.rollback(connection, savepoint);
+      throw new IdempotencyStoreException("Recording a batch of " + spec.scope()
+          + " in the caller's transaction failed", e);
+    } catch (RuntimeException | Error e) {
+      Quietly.rollback(connection, savepoint);
+      throw e;
+    }
+  }
+
+  private static final class Attempt {
+    boolean bodyStarted;
+  }
+
+  private <E> int attempt(Connection connection, CommandSpec<Void> spec, Batch<E> batch, BatchBody<E> body,
+                          Attempt attempt) throws SQLException {
+    String scope = spec.scope();
+    long now = clock.millis();
+    long expiresAt = now + spec.retentionMillis();
+    Set<String> claimed = new HashSet<>(batch.sortedKeys().size() * 2);
+    List<String> unresolved = batch.sortedKeys();
+    for (int round = 1; !unresolved.isEmpty(); round++) {
+      if (round > MAX_ROUNDS) {
+        throw new IdempotencyException("Could not claim or skip " + unresolved.size() + " keys of " + scope
+            + " (first: '" + unresolved.get(0) + "'): their records kept disappearing or changing");
+      }
+      List<String> fingerprints = new ArrayList<>(unresolved.size());
+      for (String key : unresolved) {
+        fingerprints.add(batch.fingerprints().get(key));
+      }
+      Set<String> inserted = statements.claim(connection, scope, unresolved, fingerprints, now, expiresAt);
+      claimed.addAll(inserted);
+      List<String> recorded = new ArrayList<>(unresolved.size() - inserted.size());
+      for (String key : unresolved) {
+        if (!inserted.contains(key)) {
+          recorded.add(key);
+        }
+      }
+      unresolved = recorded.isEmpty() ? List.of() : resolve(connection, spec, batch, recorded, now, expiresAt, claimed);
+    }
+
+    List<E> firstSeen = batch.firstSeen(claimed);
+    if (firstSeen.isEmpty()) {
+      return 0; // all duplicates: nothing was written, the (empty) commit changes nothing
+    }
+    for (String key : claimed) {
+      listener.claimed(scope, key);
+    }
+    attempt.bodyStarted = true;
+    int processed;
+    try {
+      processed = body.run(firstSeen);
+    } catch (Throwable t) {
+      throw new BodyFailure(t);
+    }
+    transactions.afterCommit(() -> {
+      for (String key : claimed) {
+        listener.completed(scope, key);
+      }
+    });
+    return processed;
+  }
+
+  /**
+   * Looks at the records of keys someone else recorded: a live one with the same fingerprint is a duplicate to
+   * skip, an expired one is taken over (and so claimed), one with another fingerprint rejects the batch.
+   *
+   * @return the keys to claim again: their record vanished (the competing claim rolled back, or a purge ran)
+   */
+  private List<String> resolve(Connection connection, CommandSpec<Void> spec, Batch<?> batch, List<String> recorded,
+                               long now, long expiresAt, Set<String> claimed) throws SQLException {
+    String scope = spec.scope();
+    Map<String, StoredRecord> found = statements.read(connection, scope, recorded);
+    List<String> again = new ArrayList<>();
+    for (String key : recorded) {
+      StoredRecord stored = found.get(key);
+      String fingerprint = batch.fingerprints().get(key);
+      if (stored == null) {
+        again.add(key);
+      } else if (stored.expiresAt() <= now) {
+        if (records.takeOver(connection, scope, key, fingerprint, now, expiresAt, stored.expiresAt())) {
+          claimed.add(key);
+        } else {
+          again.add(key);
+        }
+      } else if (!stored.fingerprint().equals(fingerprint)) {
+        listener.keyReused(scope, key);
+        throw new IdempotencyKeyReusedException(scope, key);
+      } else if (!RecordStatements.COMPLETED.equals(stored.state())) {
+        throw new IdempotencyException("The record of " + scope + " key '" + key + "' is in state "
+            + stored.state() + ", which batch commands cannot handle");
+      } else {
+        listener.replayed(scope, key);
+      }
+    }
+    return again;
+  }
+}

@@ -1,0 +1,309 @@
+package dev.idem.runtime.internal;
+
+import dev.idem.InFlight;
+import dev.idem.Mode;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Objects;
+
+/**
+ * Everything idem needs to know about one idempotent command: its scope (namespace of its keys), the
+ * type of its result, how long results are kept, and the names of its key parts and payload
+ * parameters. Immutable; generated code holds one per method in a {@code static final} field.
+ *
+ * @param <T> the result type
+ */
+public final class CommandSpec<T> {
+
+  /** Longest scope; the width of the {@code scope} column. */
+  static final int MAX_SCOPE_LENGTH = 128;
+
+  private final String scope;
+  private final ResultType<T> resultType;
+  private final Duration retention;
+  private final long retentionMillis;
+  private final List<String> keyPartNames;
+  private final List<String> payloadNames;
+  private final Mode mode;
+  private final Duration lease;
+  private final long leaseMillis;
+  private final InFlight onInFlight;
+  private final Duration waitTimeout;
+  private final List<ReplayableFailure<?>> replayOn;
+
+  private CommandSpec(Builder<T> builder) {
+    this.scope = builder.scope;
+    this.resultType = builder.resultType;
+    this.retention = builder.retention;
+    this.retentionMillis = builder.retention.toMillis();
+    this.keyPartNames = builder.keyPartNames;
+    this.payloadNames = builder.payloadNames;
+    this.mode = builder.mode;
+    this.lease = builder.lease;
+    this.leaseMillis = builder.lease.toMillis();
+    this.onInFlight = builder.onInFlight;
+    this.waitTimeout = builder.waitTimeout;
+    this.replayOn = List.copyOf(builder.replayOn);
+  }
+
+  /**
+   * Starts a spec.
+   *
+   * @param scope the namespace of the command's keys, e.g. {@code "Payments.pay"}; 1 to 128 characters
+   * @param resultType the result type
+   * @param <T> the result type
+   * @return a builder
+   */
+  public static <T> Builder<T> builder(String scope, ResultType<T> resultType) {
+    return new Builder<>(scope, resultType);
+  }
+
+  /** @return the namespace of the command's keys */
+  public String scope() {
+    return scope;
+  }
+
+  /** @return the result type */
+  public ResultType<T> resultType() {
+    return resultType;
+  }
+
+  /** @return how long a result is replayed after the command first ran */
+  public Duration retention() {
+    return retention;
+  }
+
+  long retentionMillis() {
+    return retentionMillis;
+  }
+
+  /** @return the names of the key parts, in order (used in error messages) */
+  public List<String> keyPartNames() {
+    return keyPartNames;
+  }
+
+  /** @return the names of the fingerprinted (non-key) parameters, in order */
+  public List<String> payloadNames() {
+    return payloadNames;
+  }
+
+  /** @return how the key is claimed relative to the body's work */
+  public Mode mode() {
+    return mode;
+  }
+
+  /** @return ({@link Mode#CLAIM}) how long an in-flight claim holds before another caller may take it over */
+  public Duration lease() {
+    return lease;
+  }
+
+  long leaseMillis() {
+    return leaseMillis;
+  }
+
+  /** @return ({@link Mode#CLAIM}) what a caller does while another one holds the key */
+  public InFlight onInFlight() {
+    return onInFlight;
+  }
+
+  /** @return ({@link Mode#CLAIM}, {@link InFlight#WAIT}) how long to wait for the other caller's result */
+  public Duration waitTimeout() {
+    return waitTimeout;
+  }
+
+  /** @return the exception types that are stored and replayed like results */
+  public List<ReplayableFailure<?>> replayOn() {
+    return replayOn;
+  }
+
+  /**
+   * The replayable type {@code failure} belongs to: its own class if listed, else the first listed supertype; null
+   * if it is not a business outcome of this command.
+   */
+  ReplayableFailure<?> replayableFor(Throwable failure) {
+    ReplayableFailure<?> assignable = null;
+    for (ReplayableFailure<?> candidate : replayOn) {
+      if (candidate.type() == failure.getClass()) {
+        return candidate;
+      }
+      if (assignable == null && candidate.type().isInstance(failure)) {
+        assignable = candidate;
+      }
+    }
+    return assignable;
+  }
+
+  /** The replayable type stored under {@code storedName}, or null if it is no longer listed. */
+  ReplayableFailure<?> replayableNamed(String storedName) {
+    for (ReplayableFailure<?> candidate : replayOn) {
+      if (candidate.storedName().equals(storedName)) {
+        return candidate;
+      }
+    }
+    return null;
+  }
+
+  @Override
+  public String toString() {
+    return "CommandSpec[" + scope + ", " + resultType + ", retention " + retention + ", key "
+        + keyPartNames + ", payload " + payloadNames + ", " + mode
+        + (mode == Mode.CLAIM ? " lease " + lease + " " + onInFlight + " wait " + waitTimeout : "")
+        + (replayOn.isEmpty() ? "" : ", replayOn " + replayOn) + "]";
+  }
+
+  /**
+   * Builds a {@link CommandSpec}.
+   *
+   * @param <T> the result type
+   */
+  public static final class Builder<T> {
+
+    private final String scope;
+    private final ResultType<T> resultType;
+    private Duration retention = Duration.ofDays(1);
+    private List<String> keyPartNames = List.of();
+    private List<String> payloadNames = List.of();
+    private Mode mode = Mode.TRANSACTIONAL;
+    private Duration lease = Duration.ofSeconds(30);
+    private InFlight onInFlight = InFlight.FAIL;
+    private Duration waitTimeout = Duration.ofSeconds(10);
+    private final List<ReplayableFailure<?>> replayOn = new ArrayList<>(0);
+
+    private Builder(String scope, ResultType<T> resultType) {
+      Objects.requireNonNull(scope, "scope");
+      if (scope.isEmpty() || scope.length() > MAX_SCOPE_LENGTH) {
+        throw new IllegalArgumentException(
+            "scope must be 1 to " + MAX_SCOPE_LENGTH + " characters long, got " + scope.length());
+      }
+      this.scope = scope;
+      this.resultType = Objects.requireNonNull(resultType, "resultType");
+    }
+
+    /**
+     * How long a result is kept and replayed. Default one day.
+     *
+     * @param retention a positive duration
+     * @return this builder
+     */
+    public Builder<T> retention(Duration retention) {
+      Objects.requireNonNull(retention, "retention");
+      if (retention.isNegative() || retention.isZero() || retention.toMillis() == 0) {
+        throw new IllegalArgumentException("retention must be positive (at least 1ms), got " + retention);
+      }
+      this.retention = retention;
+      return this;
+    }
+
+    /**
+     * The names of the key parts, in the order generated code passes them.
+     *
+     * @param names the names, used in error messages
+     * @return this builder
+     */
+    public Builder<T> keyParts(String... names) {
+      this.keyPartNames = names(names, "key part");
+      return this;
+    }
+
+    /**
+     * The names of the fingerprinted parameters, in the order generated code passes them.
+     *
+     * @param names the names, used as property names of the fingerprinted JSON object
+     * @return this builder
+     */
+    public Builder<T> payload(String... names) {
+      this.payloadNames = names(names, "payload");
+      return this;
+    }
+
+    /**
+     * How the key is claimed relative to the body's work. Default {@link Mode#TRANSACTIONAL}.
+     *
+     * @param mode the mode
+     * @return this builder
+     */
+    public Builder<T> mode(Mode mode) {
+      this.mode = Objects.requireNonNull(mode, "mode");
+      return this;
+    }
+
+    /**
+     * ({@link Mode#CLAIM}) How long an in-flight claim holds before another caller may take it over. Default 30s.
+     *
+     * @param lease a positive duration
+     * @return this builder
+     */
+    public Builder<T> lease(Duration lease) {
+      this.lease = positive(lease, "lease");
+      return this;
+    }
+
+    /**
+     * ({@link Mode#CLAIM}) What a caller does while another one holds the key. Default {@link InFlight#FAIL}.
+     *
+     * @param onInFlight fail at once, or wait for the result
+     * @return this builder
+     */
+    public Builder<T> onInFlight(InFlight onInFlight) {
+      this.onInFlight = Objects.requireNonNull(onInFlight, "onInFlight");
+      return this;
+    }
+
+    /**
+     * ({@link Mode#CLAIM} with {@link InFlight#WAIT}) How long to wait for the other caller's result. Default 10s.
+     *
+     * @param waitTimeout a positive duration
+     * @return this builder
+     */
+    public Builder<T> waitTimeout(Duration waitTimeout) {
+      this.waitTimeout = positive(waitTimeout, "waitTimeout");
+      return this;
+    }
+
+    /**
+     * Exception types that are business outcomes: stored, and rethrown to every retry.
+     *
+     * @param failures one description per type, as generated by the processor
+     * @return this builder
+     */
+    public Builder<T> replayOn(ReplayableFailure<?>... failures) {
+      for (ReplayableFailure<?> failure : failures) {
+        Objects.requireNonNull(failure, "failure");
+        for (ReplayableFailure<?> listed : replayOn) {
+          if (listed.storedName().equals(failure.storedName())) {
+            throw new IllegalArgumentException("replayOn lists " + failure.storedName() + " twice");
+          }
+        }
+        replayOn.add(failure);
+      }
+      return this;
+    }
+
+    private static Duration positive(Duration duration, String what) {
+      Objects.requireNonNull(duration, what);
+      if (duration.isNegative() || duration.isZero() || duration.toMillis() == 0) {
+        throw new IllegalArgumentException(what + " must be positive (at least 1ms), got " + duration);
+      }
+      return duration;
+    }
+
+    /** @return the immutable spec */
+    public CommandSpec<T> build() {
+      return new CommandSpec<>(this);
+    }
+
+    private static List<String> names(String[] names, String what) {
+      List<String> copy = List.of(names); // rejects null names
+      if (copy.stream().distinct().count() != copy.size()) {
+        throw new IllegalArgumentException("duplicate " + what + " names: " + copy);
+      }
+      for (String name : copy) {
+        if (name.isEmpty()) {
+          throw new IllegalArgumentException("empty " + what + " name in " + copy);
+        }
+      }
+      return copy;
+    }
+  }
+}

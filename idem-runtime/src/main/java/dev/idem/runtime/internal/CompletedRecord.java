@@ -1,0 +1,18 @@
+package dev.idem.runtime.internal;
+
+/**
+ * A committed, completed record as it is stored: completed records never change until they expire, which is what
+ * makes them safe to cache. Holds the serialized form, so that a caller mutating a replayed object cannot change
+ * what the next caller gets.
+ *
+ * @param fingerprint the payload's fingerprint
+ * @param result the result (or, with {@code errorType}, the failure's constructor arguments) as JSON; null for void
+ * @param errorType the stored business failure's class name, or null for a result
+ * @param expiresAt epoch millis after which the key may run anew
+ */
+record CompletedRecord(String fingerprint, String result, String errorType, long expiresAt) {
+
+  boolean isExpiredAt(long now) {
+    return expiresAt <= now;
+  }
+}

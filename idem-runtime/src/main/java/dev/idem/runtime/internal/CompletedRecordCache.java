@@ -1,0 +1,96 @@
+package dev.idem.runtime.internal;
+
+import java.util.LinkedHashMap;
+import java.util.Map;
+
+/**
+ * A bounded, thread-safe, least-recently-used cache of committed completed records, so that retries of a completed
+ * command are answered without a database round trip. Holding only completed records keeps it correct across
+ * runtime instances: such a record changes only after it expired, and an expired entry is never returned.
+ * Segmented, so that threads replaying different keys rarely wait for each other.
+ */
+final class CompletedRecordCache {
+
+  private static final int SEGMENTS = 16;
+
+  private record Key(String scope, String key) {}
+
+  /** One LRU map per segment; a plain lock is cheaper here than a concurrent map plus an eviction order. */
+  private static final class Segment extends LinkedHashMap<Key, CompletedRecord> {
+    private static final long serialVersionUID = 1L;
+    private final int capacity;
+
+    Segment(int capacity) {
+      super(16, 0.75f, true);
+      this.capacity = capacity;
+    }
+
+    @Override
+    protected boolean removeEldestEntry(Map.Entry<Key, CompletedRecord> eldest) {
+      return size() > capacity;
+    }
+  }
+
+  private final Segment[] segments;
+
+  /** @param maxEntries the most records kept; 0 disables the cache */
+  CompletedRecordCache(int maxEntries) {
+    if (maxEntries <= 0) {
+      this.segments = null;
+      return;
+    }
+    int segmentCount = Math.min(SEGMENTS, maxEntries);
+    this.segments = new Segment[segmentCount];
+    for (int i = 0; i < segmentCount; i++) {
+      segments[i] = new Segment(Math.max(1, maxEntries / segmentCount));
+    }
+  }
+
+  boolean isEnabled() {
+    return segments != null;
+  }
+
+  /** The unexpired record of the key, or null; an expired one is dropped. */
+  CompletedRecord get(String scope, String key, long now) {
+    if (segments == null) {
+      return null;
+    }
+    Key cacheKey = new Key(scope, key);
+    Segment segment = segmentOf(cacheKey);
+    synchronized (segment) {
+      CompletedRecord record = segment.get(cacheKey);
+      if (record != null && record.isExpiredAt(now)) {
+        segment.remove(cacheKey);
+        return null;
+      }
+      return record;
+    }
+  }
+
+  /** Call only once the record is committed. */
+  void put(String scope, String key, CompletedRecord record) {
+    if (segments == null) {
+      return;
+    }
+    Key cacheKey = new Key(scope, key);
+    Segment segment = segmentOf(cacheKey);
+    synchronized (segment) {
+      segment.put(cacheKey, record);
+    }
+  }
+
+  void clear() {
+    if (segments == null) {
+      return;
+    }
+    for (Segment segment : segments) {
+      synchronized (segment) {
+        segment.clear();
+      }
+    }
+  }
+
+  private Segment segmentOf(Key key) {
+    return segments[Math.floorMod(key.hashCode(), segments.length)];
+  }
+}

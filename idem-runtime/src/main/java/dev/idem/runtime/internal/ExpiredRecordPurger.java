@@ -1,0 +1,73 @@
+package dev.idem.runtime.internal;
+
+import dev.idem.runtime.IdemRuntime;
+import dev.idem.runtime.IdempotencyStoreException;
+import java.sql.Connection;
+import java.sql.PreparedStatement;
+import java.sql.SQLException;
+import java.time.Clock;
+import javax.sql.DataSource;
+
+/**
+ * Deletes records whose retention has passed, for {@link IdemRuntime#purgeExpired(int)}: in batches, each its own
+ * short auto-commit transaction, so that a purge of millions of rows never holds many locks or much undo at once and
+ * competes fairly with the commands writing the same table.
+ */
+final class ExpiredRecordPurger {
+
+  private final DataSource dataSource;
+  private final SqlDialect dialect;
+  private final String tableName;
+  private final Clock clock;
+  private final String purgeSql;
+
+  ExpiredRecordPurger(DataSource dataSource, SqlDialect dialect, String tableName, Clock clock) {
+    this.dataSource = dataSource;
+    this.dialect = dialect;
+    this.tableName = tableName;
+    this.clock = clock;
+    this.purgeSql = dialect.purgeSql(tableName);
+  }
+
+  long purgeExpired(int batchSize) {
+    long now = clock.millis();
+    long total = 0;
+    try (Connection connection = dataSource.getConnection()) {
+      boolean autoCommit = connection.getAutoCommit();
+      if (!autoCommit) {
+        connection.setAutoCommit(true);
+      }
+      try (PreparedStatement purge = connection.prepareStatement(purgeSql)) {
+        int deleted;
+        do {
+          purge.setLong(1, now);
+          purge.setInt(2, batchSize);
+          deleted = purgeBatch(purge);
+          total += deleted;
+        } while (deleted >= batchSize);
+      } finally {
+        if (!autoCommit) {
+          connection.setAutoCommit(false);
+        }
+      }
+    } catch (SQLException e) {
+      throw new IdempotencyStoreException("Purging expired records from " + tableName + " failed after "
+          + total + " deletions", e);
+    }
+    return total;
+  }
+
+  /** One batch; retried alone if it fails transiently, since the batches before it are committed already. */
+  private int purgeBatch(PreparedStatement purge) throws SQLException {
+    for (int attemptNumber = 1; ; attemptNumber++) {
+      try {
+        return purge.executeUpdate();
+      } catch (SQLException e) {
+        if (attemptNumber >= Retries.MAX_ATTEMPTS || !dialect.isTransient(e)) {
+          throw e;
+        }
+        Retries.pauseBeforeRetry(attemptNumber);
+      }
+    }
+  }
+}

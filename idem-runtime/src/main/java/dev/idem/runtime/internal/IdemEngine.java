@@ -1,0 +1,292 @@
+package dev.idem.runtime.internal;
+
+import com.fasterxml.jackson.databind.ObjectMapper;
+import dev.idem.Mode;
+import dev.idem.runtime.Dialect;
+import dev.idem.runtime.IdemRuntime;
+import dev.idem.runtime.IdempotencyException;
+import dev.idem.runtime.IdempotencyKeyReusedException;
+import dev.idem.runtime.IdempotencyListener;
+import dev.idem.runtime.IdempotencyStoreException;
+import dev.idem.runtime.InvalidIdempotencyKeyException;
+import dev.idem.runtime.TransactionalWork;
+import dev.idem.runtime.TransitionListener;
+import java.sql.Connection;
+import java.time.Clock;
+import java.time.Duration;
+import java.util.Collection;
+import java.util.Objects;
+import java.util.function.Function;
+import javax.sql.DataSource;
+
+/**
+ * The door generated code goes through: {@link #execute}, {@link #executeBatch}, {@link #inTransaction} and
+ * {@link #transitions()}. Behind it, one executor per mode ({@link TransactionalExecutor}, {@link ClaimExecutor},
+ * {@link BatchExecutor}) shares one {@link TransactionManager}, so that commands, batches and transactions on one
+ * thread join each other. {@link IdemRuntime} is the application's face of the same engine.
+ *
+ * <p>Generated classes get theirs with {@link #of(IdemRuntime)} in their constructor.
+ */
+@IdemInternal
+public final class IdemEngine {
+
+  /** Set by {@link IdemRuntime}'s class initializer: the one way from a runtime to its engine. */
+  private static volatile Function<IdemRuntime, IdemEngine> engines;
+
+  private final SqlDialect dialect;
+  private final String tableName;
+  private final KeyComposer keys;
+  private final ResultCodec results;
+  private final Clock clock;
+  private final SafeListener listener;
+  private final CompletedRecordCache cache;
+  private final TransactionManager transactions;
+  private final TransactionalExecutor transactional;
+  private final ClaimExecutor claims;
+  private final BatchExecutor batches;
+  private final Transitions transitions;
+  private final SchemaInstaller schema;
+  private final ExpiredRecordPurger purger;
+
+  /**
+   * Wires an engine; called by {@link IdemRuntime.Builder#build()}, which has validated every setting.
+   *
+   * @param settings the runtime's settings
+   */
+  public IdemEngine(Settings settings) {
+    DataSource dataSource = settings.dataSource();
+    this.dialect = SqlDialect.of(settings.dialect());
+    this.tableName = settings.tableName();
+    this.keys = new KeyComposer(settings.maxKeyLength(), settings.allowedKeyPunctuation());
+    this.results = new ResultCodec(settings.objectMapper());
+    this.clock = settings.clock();
+    this.listener = new SafeListener(settings.listener());
+    this.cache = new CompletedRecordCache(settings.resultCacheSize());
+    this.transactions = new TransactionManager(dataSource);
+    RecordStatements records = new RecordStatements(dialect, tableName);
+    this.transactional = new TransactionalExecutor(transactions, records, dialect, results, clock, listener, cache);
+    this.claims = new ClaimExecutor(dataSource, transactions, dialect, tableName, results, clock, listener, cache);
+    this.batches = new BatchExecutor(transactions, records, dialect, tableName, keys, clock, listener);
+    this.transitions = new Transitions(transactions, clock, settings.transitionListener(), settings.logTransitions());
+    this.schema = new SchemaInstaller(dataSource, dialect, tableName);
+    this.purger = new ExpiredRecordPurger(dataSource, dialect, tableName, clock);
+  }
+
+  /**
+   * What {@link IdemRuntime.Builder} hands the engine.
+   *
+   * @param dataSource the data source
+   * @param dialect the dialect
+   * @param tableName the records' table
+   * @param maxKeyLength the longest composed key
+   * @param allowedKeyPunctuation the punctuation allowed in keys
+   * @param clock the clock
+   * @param objectMapper a base mapper for stored results, or null
+   * @param listener the listener
+   * @param resultCacheSize the cache's size; 0 turns it off
+   * @param transitionListener the transition listener
+   * @param logTransitions whether every transition is logged
+   */
+  public record Settings(DataSource dataSource, Dialect dialect, String tableName, int maxKeyLength,
+                         String allowedKeyPunctuation, Clock clock, ObjectMapper objectMapper,
+                         IdempotencyListener listener, int resultCacheSize, TransitionListener transitionListener,
+                         boolean logTransitions) {}
+
+  /**
+   * Registers how to get from a runtime to its engine; {@link IdemRuntime} does it once, in its class initializer.
+   *
+   * @param access the accessor
+   */
+  public static void registerAccess(Function<IdemRuntime, IdemEngine> access) {
+    if (engines != null) {
+      throw new IllegalStateException("The engine accessor is registered by IdemRuntime, once");
+    }
+    engines = Objects.requireNonNull(access, "access");
+  }
+
+  /**
+   * The engine of {@code runtime}, for a generated class's constructor.
+   *
+   * @param runtime the application's runtime
+   * @return its engine
+   */
+  public static IdemEngine of(IdemRuntime runtime) {
+    Objects.requireNonNull(runtime, "runtime");
+    // An IdemRuntime instance exists, so its class initializer has registered the accessor.
+    return engines.apply(runtime);
+  }
+
+  /** @return the dialect in use */
+  public Dialect dialect() {
+    return dialect.dialect();
+  }
+
+  /** @return the name of the table holding the records */
+  public String tableName() {
+    return tableName;
+  }
+
+  /** @return what generated {@code @StateTransition} methods share (log, listener, outcome decisions) */
+  public Transitions transitions() {
+    return transitions;
+  }
+
+  // ------------------------------------------------------------------------------------------------
+  // Commands
+
+  /**
+   * Runs {@code body} once per key: the first call runs it and records its result in the same
+   * transaction as the body's writes; later calls with the same key and payload return the recorded result without
+   * running it. Joins the transaction in progress on this thread, if any, else runs in its own transaction.
+   * {@code CLAIM} commands commit a leased claim before the body runs instead.
+   *
+   * @param spec the command
+   * @param keyParts the parts of the idempotency key, in the order of {@link CommandSpec#keyPartNames()}
+   * @param payload the fingerprinted parameters, in the order of {@link CommandSpec#payloadNames()}
+   * @param body the real work
+   * @param <T> the result type
+   * @return the body's result, or the recorded result of the first call
+   * @throws InvalidIdempotencyKeyException if the key is invalid (checked before any database access)
+   * @throws IdempotencyKeyReusedException if the key was first used with a different payload
+   * @throws IdempotencyStoreException if idem's own statements fail
+   * @throws IdempotencyException if the payload cannot be fingerprinted or the result not stored
+   *     or replayed; any exception of the body is rethrown unchanged (checked ones too) after rolling back
+   */
+  public <T> T execute(CommandSpec<T> spec, Object[] keyParts, Object[] payload, CommandBody<T> body) {
+    Objects.requireNonNull(spec, "spec");
+    Objects.requireNonNull(body, "body");
+    String key;
+    try {
+      key = keys.compose(spec, keyParts);
+    } catch (InvalidIdempotencyKeyException e) {
+      listener.invalidKey(spec.scope(), e.rule().name());
+      throw e;
+    }
+    String fingerprint = Fingerprinter.fingerprint(spec, payload);
+    CompletedRecord cached = cache.get(spec.scope(), key, clock.millis());
+    if (cached != null) {
+      return replayCached(spec, key, fingerprint, cached);
+    }
+    if (spec.mode() == Mode.CLAIM) {
+      return claims.execute(spec, key, fingerprint, body);
+    }
+    return transactional.execute(spec, key, fingerprint, body);
+  }
+
+  /** A cache hit: no database access, but the same fingerprint rule as a replay from the table. */
+  private <T> T replayCached(CommandSpec<T> spec, String key, String fingerprint, CompletedRecord cached) {
+    if (!cached.fingerprint().equals(fingerprint)) {
+      listener.keyReused(spec.scope(), key);
+      throw new IdempotencyKeyReusedException(spec.scope(), key);
+    }
+    listener.replayed(spec.scope(), key);
+    @SuppressWarnings("unchecked")
+    T result = (T) results.replay(spec, cached);
+    return result;
+  }
+
+  /**
+   * Runs a batch command: claims the key of every message in one statement, calls {@code body} once with the
+   * messages seen for the first time (in their original order, each key once) and commits the claims with the
+   * body's writes. Skips the body when every message is a duplicate. A message whose key was first recorded with
+   * a different payload rejects the whole batch. Joins the transaction in progress on this thread, if any; in its
+   * own transaction, transient failures (deadlocks) before the body ran retry the whole batch.
+   *
+   * @param spec the command; its key parts are those of one message
+   * @param messages the batch, in delivery order
+   * @param keyParts the key parts of one message, in the order of {@link CommandSpec#keyPartNames()}
+   * @param payload the fingerprinted values of one message, in the order of {@link CommandSpec#payloadNames()}
+   * @param body the real work
+   * @param <E> the message type
+   * @return what the body returned, or 0 if it was not called
+   */
+  public <E> int executeBatch(CommandSpec<Void> spec, Collection<E> messages, Function<? super E, Object[]> keyParts,
+                              Function<? super E, Object[]> payload, BatchBody<E> body) {
+    return batches.execute(spec, messages, keyParts, payload, body);
+  }
+
+  // ------------------------------------------------------------------------------------------------
+  // Transactions and housekeeping, for IdemRuntime and generated transitions
+
+  /**
+   * @return the connection of the transaction this engine has in progress on this thread
+   * @throws IllegalStateException if there is none
+   */
+  public Connection currentConnection() {
+    return transactions.currentConnection();
+  }
+
+  /**
+   * Runs {@code work} in a transaction: joins the one in progress on this thread, else begins one.
+   *
+   * @param work the work
+   * @param <T> the result type
+   * @return the work's result
+   */
+  public <T> T inTransaction(TransactionalWork<T> work) {
+    Objects.requireNonNull(work, "work");
+    return transactions.inTransaction(work);
+  }
+
+  /**
+   * Runs {@code action} after the outermost transaction in progress on this thread commits.
+   *
+   * @param action the action
+   */
+  public void afterCommit(Runnable action) {
+    Objects.requireNonNull(action, "action");
+    transactions.afterCommit(action);
+  }
+
+  /**
+   * Extends the lease of the {@code CLAIM} command running on this thread.
+   *
+   * @param extension a positive duration
+   * @return false if the lease was lost
+   */
+  public boolean extendLease(Duration extension) {
+    return claims.extendLease(extension);
+  }
+
+  /** Forgets every cached completed record. */
+  public void clearResultCache() {
+    cache.clear();
+  }
+
+  /** Creates the tables if absent. */
+  public void createSchema() {
+    schema.createSchema();
+  }
+
+  /**
+   * Deletes expired records in bounded batches.
+   *
+   * @param batchSize the most rows one statement deletes
+   * @return the number of deleted records
+   */
+  public long purgeExpired(int batchSize) {
+    return purger.purgeExpired(batchSize);
+  }
+
+  /** Limits of the key and scope, for the builder's argument checks. */
+  public static final class Limits {
+    /** The default longest composed key. */
+    public static final int DEFAULT_MAX_KEY_LENGTH = KeyComposer.DEFAULT_MAX_LENGTH;
+    /** The longest composed key that can be configured (the column's width). */
+    public static final int MAX_MAX_KEY_LENGTH = KeyComposer.MAX_MAX_LENGTH;
+    /** The default punctuation allowed in keys. */
+    public static final String DEFAULT_KEY_PUNCTUATION = KeyComposer.DEFAULT_PUNCTUATION;
+
+    private Limits() {}
+
+    /**
+     * Checks a punctuation setting.
+     *
+     * @param punctuation the allowed punctuation
+     * @throws IllegalArgumentException naming the rule it breaks
+     */
+    public static void checkKeyPunctuation(String punctuation) {
+      new KeyComposer(KeyComposer.DEFAULT_MAX_LENGTH, punctuation);
+    }
+  }
+}

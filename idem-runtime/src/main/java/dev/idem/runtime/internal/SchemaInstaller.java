@@ -1,0 +1,77 @@
+package dev.idem.runtime.internal;
+
+import dev.idem.runtime.IdemRuntime;
+import dev.idem.runtime.IdempotencyStoreException;
+import java.io.IOException;
+import java.io.InputStream;
+import java.nio.charset.StandardCharsets;
+import java.sql.Connection;
+import java.sql.SQLException;
+import java.sql.Statement;
+import java.util.ArrayList;
+import java.util.List;
+import javax.sql.DataSource;
+
+/**
+ * Creates the record table and the transition log from the dialect's DDL resources, for
+ * {@link IdemRuntime#createSchema()}. The resources are the documented schema: applications that migrate with
+ * Flyway or Liquibase run the same files.
+ */
+final class SchemaInstaller {
+
+  private final DataSource dataSource;
+  private final SqlDialect dialect;
+  private final String tableName;
+
+  SchemaInstaller(DataSource dataSource, SqlDialect dialect, String tableName) {
+    this.dataSource = dataSource;
+    this.dialect = dialect;
+    this.tableName = tableName;
+  }
+
+  void createSchema() {
+    String ddl = load(dialect.schemaResource()).replace("idem_record", tableName);
+    try (Connection connection = dataSource.getConnection();
+        Statement statement = connection.createStatement()) {
+      for (String sql : statements(ddl)) {
+        statement.execute(sql);
+      }
+      // The transition log of @StateTransition methods (Transitions.LOG_TABLE), created alongside.
+      for (String sql : statements(load(dialect.schemaResource().replace("schema/", "schema/transition-log-")))) {
+        statement.execute(sql);
+      }
+      if (!connection.getAutoCommit()) {
+        connection.commit();
+      }
+    } catch (SQLException e) {
+      throw new IdempotencyStoreException("Creating the table " + tableName + " failed", e);
+    }
+  }
+
+  private static String load(String resource) {
+    try (InputStream in = IdemRuntime.class.getResourceAsStream(resource)) {
+      if (in == null) {
+        throw new IllegalStateException("Missing resource " + resource);
+      }
+      return new String(in.readAllBytes(), StandardCharsets.UTF_8);
+    } catch (IOException e) {
+      throw new IllegalStateException("Cannot read " + resource, e);
+    }
+  }
+
+  /** Splits our own DDL files: they have only line comments and no semicolons in literals. */
+  static List<String> statements(String script) {
+    StringBuilder withoutComments = new StringBuilder(script.length());
+    for (String line : script.split("\n")) {
+      int comment = line.indexOf("--");
+      withoutComments.append(comment >= 0 ? line.substring(0, comment) : line).append('\n');
+    }
+    List<String> statements = new ArrayList<>();
+    for (String statement : withoutComments.toString().split(";")) {
+      if (!statement.isBlank()) {
+        statements.add(statement.strip());
+      }
+    }
+    return statements;
+  }
+}

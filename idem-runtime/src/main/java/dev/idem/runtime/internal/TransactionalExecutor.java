@@ -1,0 +1,262 @@
+package dev.idem.runtime.internal;
+
+import dev.idem.runtime.IdempotencyException;
+import dev.idem.runtime.IdempotencyKeyReusedException;
+import dev.idem.runtime.IdempotencyStoreException;
+import dev.idem.runtime.internal.RecordStatements.Stored;
+import java.sql.Connection;
+import java.sql.SQLException;
+import java.sql.Savepoint;
+import java.time.Clock;
+
+/**
+ * Runs {@code TRANSACTIONAL} commands, whose effects are all in the database: the claim, the body's writes and the
+ * result commit in one transaction, so that a failed body leaves no trace and a retry runs it again.
+ *
+ * <ul>
+ *   <li>The claim inserts the record as {@code COMPLETED} (see {@link RecordStatements}); a key recorded already is
+ *       replayed, taken over once expired, or rejected if its payload differs.
+ *   <li>In its own transaction, a transient failure (deadlock, lock timeout) before the body started retries the
+ *       whole attempt in a new transaction; once the body started, it never reruns.
+ *   <li>Inside the caller's transaction, a savepoint isolates the command (see {@link #executeJoined}).
+ *   <li>A {@code replayOn} failure rolls back the body's writes to a savepoint taken after the claim, and is stored
+ *       and committed like a result, then rethrown.
+ * </ul>
+ */
+final class TransactionalExecutor {
+
+  /** What an attempt returns when it must start over in a new transaction. */
+  private static final Object RETRY = new Object();
+
+  private final TransactionManager transactions;
+  private final RecordStatements records;
+  private final SqlDialect dialect;
+  private final ResultCodec results;
+  private final Clock clock;
+  private final SafeListener listener;
+  private final CompletedRecordCache cache;
+
+  TransactionalExecutor(TransactionManager transactions, RecordStatements records, SqlDialect dialect,
+      ResultCodec results, Clock clock, SafeListener listener, CompletedRecordCache cache) {
+    this.transactions = transactions;
+    this.records = records;
+    this.dialect = dialect;
+    this.results = results;
+    this.clock = clock;
+    this.listener = listener;
+    this.cache = cache;
+  }
+
+  /** Joins the transaction in progress on this thread, if any, else runs in its own. */
+  <T> T execute(CommandSpec<T> spec, String key, String fingerprint, CommandBody<T> body) {
+    Transaction joined = transactions.current();
+    return joined != null
+        ? executeJoined(joined, spec, key, fingerprint, body)
+        : executeInOwnTransactions(spec, key, fingerprint, body);
+  }
+
+  private <T> T executeInOwnTransactions(
+      CommandSpec<T> spec, String key, String fingerprint, CommandBody<T> body) {
+    SQLException lastTransientFailure = null;
+    for (int attemptNumber = 1; attemptNumber <= Retries.MAX_ATTEMPTS; attemptNumber++) {
+      Attempt attempt = new Attempt();
+      Transaction tx = transactions.begin();
+      Object outcome;
+      try {
+        outcome = attempt(tx.connection, spec, key, fingerprint, body, attempt);
+        if (outcome == RETRY) {
+          tx.connection.rollback();
+        } else {
+          tx.connection.commit();
+        }
+      } catch (BodyFailure failure) {
+        Quietly.rollback(tx.connection);
+        throw Sneaky.rethrow(failure.getCause());
+      } catch (SQLException e) {
+        Quietly.rollback(tx.connection);
+        // Once the body ran, its side effects outside the database may have happened: never rerun it.
+        if (attempt.bodyStarted || !dialect.isTransient(e)) {
+          throw new IdempotencyStoreException(
+              "Recording " + spec.scope() + " key '" + key + "' failed; the transaction was rolled back", e);
+        }
+        lastTransientFailure = e;
+        outcome = RETRY;
+      } catch (Throwable t) {
+        Quietly.rollback(tx.connection);
+        throw Sneaky.rethrow(t);
+      } finally {
+        transactions.end(tx);
+      }
+      if (outcome == RETRY) {
+        Retries.pauseBeforeRetry(attemptNumber);
+        continue;
+      }
+      if (attempt.completed != null) {
+        cache.put(spec.scope(), key, attempt.completed);
+      }
+      if (attempt.executed) {
+        listener.completed(spec.scope(), key);
+      }
+      tx.runAfterCommit();
+      return resultOf(outcome);
+    }
+    String message = "Could not claim or replay " + spec.scope() + " key '" + key + "' in "
+        + Retries.MAX_ATTEMPTS + " attempts";
+    if (lastTransientFailure != null) {
+      throw new IdempotencyStoreException(message, lastTransientFailure);
+    }
+    throw new IdempotencyException(message + ": its record kept disappearing or changing (concurrent purge?)");
+  }
+
+  /**
+   * Runs inside the caller's transaction. A savepoint isolates the command: if the body fails, its
+   * writes and the claim are undone while the caller's transaction stays usable, so a caller that
+   * catches the exception and commits cannot record a result that was never produced.
+   */
+  private <T> T executeJoined(
+      Transaction tx, CommandSpec<T> spec, String key, String fingerprint, CommandBody<T> body) {
+    Connection connection = tx.connection;
+    Savepoint savepoint;
+    try {
+      savepoint = connection.setSavepoint();
+    } catch (SQLException e) {
+      throw new IdempotencyStoreException("Cannot set a savepoint for " + spec.scope(), e);
+    }
+    for (int attemptNumber = 1; attemptNumber <= Retries.MAX_ATTEMPTS; attemptNumber++) {
+      Attempt attempt = new Attempt();
+      Object outcome;
+      try {
+        outcome = attempt(connection, spec, key, fingerprint, body, attempt);
+      } catch (BodyFailure failure) {
+        Quietly.rollback(connection, savepoint);
+        throw Sneaky.rethrow(failure.getCause());
+      } catch (SQLException e) {
+        // No retry: the database may have aborted the caller's whole transaction (deadlock victim).
+        Quietly.rollback(connection, savepoint);
+        throw new IdempotencyStoreException("Recording " + spec.scope() + " key '" + key
+            + "' in the caller's transaction failed", e);
+      } catch (Throwable t) {
+        Quietly.rollback(connection, savepoint);
+        throw Sneaky.rethrow(t);
+      }
+      if (outcome == RETRY) {
+        continue; // nothing was written; claim again in the same transaction
+      }
+      Quietly.release(connection, savepoint);
+      String scope = spec.scope();
+      CompletedRecord completed = attempt.completed;
+      boolean executed = attempt.executed;
+      if (completed != null || executed) {
+        // Read in the caller's transaction, the record may be its own uncommitted one: cache it only once durable.
+        tx.afterCommit(() -> {
+          if (completed != null) {
+            cache.put(scope, key, completed);
+          }
+          if (executed) {
+            listener.completed(scope, key);
+          }
+        });
+      }
+      return resultOf(outcome);
+    }
+    Quietly.rollback(connection, savepoint);
+    throw new IdempotencyException("Could not claim or replay " + spec.scope() + " key '" + key
+        + "' in " + Retries.MAX_ATTEMPTS + " attempts: its record kept disappearing or changing");
+  }
+
+  /** What happened in one attempt, for deciding whether a failure may be retried. */
+  private static final class Attempt {
+    boolean bodyStarted;
+    boolean executed;
+    /** The record this attempt wrote or read, to cache once it is committed. */
+    CompletedRecord completed;
+  }
+
+  /** An attempt's outcome that is an exception to throw after the commit: a stored or replayed business failure. */
+  private record Rethrow(Throwable failure) {}
+
+  private static <T> T resultOf(Object outcome) {
+    if (outcome instanceof Rethrow rethrow) {
+      throw Sneaky.rethrow(rethrow.failure());
+    }
+    @SuppressWarnings("unchecked")
+    T result = (T) outcome;
+    return result;
+  }
+
+  /**
+   * One claim-or-replay in the given transaction.
+   *
+   * @return the result to return, or {@link #RETRY} if the attempt must be repeated
+   */
+  private Object attempt(Connection connection, CommandSpec<?> spec, String key, String fingerprint,
+      CommandBody<?> body, Attempt attempt) throws SQLException {
+    String scope = spec.scope();
+    long now = clock.millis();
+    long expiresAt = now + spec.retentionMillis();
+    if (!records.claim(connection, scope, key, fingerprint, now, expiresAt)) {
+      Stored stored = records.read(connection, scope, key);
+      if (stored == null) {
+        return RETRY; // the competing claim rolled back, or the record was purged meanwhile
+      }
+      if (stored.expiresAt() <= now) {
+        if (!records.takeOver(connection, scope, key, fingerprint, now, expiresAt, stored.expiresAt())) {
+          return RETRY; // someone else took it over first
+        }
+      } else if (!stored.fingerprint().equals(fingerprint)) {
+        listener.keyReused(scope, key);
+        throw new IdempotencyKeyReusedException(scope, key);
+      } else if (RecordStatements.COMPLETED.equals(stored.state())) {
+        attempt.completed = new CompletedRecord(stored.fingerprint(), stored.result(), stored.errorType(),
+            stored.expiresAt());
+        listener.replayed(scope, key);
+        try {
+          return results.replay(spec, attempt.completed);
+        } catch (IdempotencyException e) {
+          throw e;
+        } catch (Throwable storedFailure) {
+          return new Rethrow(storedFailure);
+        }
+      } else {
+        throw new IdempotencyException("The record of " + scope + " key '" + key + "' is in state "
+            + stored.state() + ", which only the CLAIM mode writes; this runtime cannot handle it");
+      }
+    }
+    listener.claimed(scope, key);
+    attempt.bodyStarted = true;
+    // Only commands with business failures need to undo the body's writes but keep the claim.
+    Savepoint beforeBody = spec.replayOn().isEmpty() ? null : connection.setSavepoint();
+    Object value;
+    try {
+      value = body.run();
+    } catch (Throwable t) {
+      ReplayableFailure<?> replayable = spec.replayableFor(t);
+      if (replayable == null) {
+        throw new BodyFailure(t);
+      }
+      String arguments = captureFailure(spec, replayable, t);
+      connection.rollback(beforeBody);
+      records.storeResult(connection, scope, key, arguments, replayable.storedName());
+      attempt.executed = true;
+      attempt.completed = new CompletedRecord(fingerprint, arguments, replayable.storedName(), expiresAt);
+      return new Rethrow(t);
+    }
+    String json = spec.resultType().isVoid() ? null : results.write(spec, value);
+    if (json != null) {
+      records.storeResult(connection, scope, key, json, null);
+    }
+    attempt.executed = true;
+    attempt.completed = new CompletedRecord(fingerprint, json, null, expiresAt);
+    return value;
+  }
+
+  /** The failure's constructor arguments as JSON; if they cannot be captured, the failure is not stored. */
+  private String captureFailure(CommandSpec<?> spec, ReplayableFailure<?> replayable, Throwable failure) {
+    try {
+      return results.writeArguments(spec, replayable, replayable.capture(failure));
+    } catch (RuntimeException e) {
+      failure.addSuppressed(e);
+      throw new BodyFailure(failure);
+    }
+  }
+}

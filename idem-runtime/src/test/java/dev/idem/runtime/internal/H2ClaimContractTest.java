@@ -1,0 +1,10 @@
+package dev.idem.runtime.internal;
+
+import dev.idem.testsupport.TestDatabase;
+
+class H2ClaimContractTest extends ClaimContractTest {
+  @Override
+  protected TestDatabase database() {
+    return TestDatabase.H2;
+  }
+}

@@ -1,0 +1,10 @@
+package dev.idem.runtime.internal;
+
+import dev.idem.testsupport.TestDatabase;
+
+class H2ConsumerContractTest extends ConsumerContractTest {
+  @Override
+  protected TestDatabase database() {
+    return TestDatabase.H2;
+  }
+}
