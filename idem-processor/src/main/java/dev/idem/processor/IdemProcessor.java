@@ -38,7 +38,7 @@ public final class IdemProcessor extends AbstractProcessor {
   private final Set<String> deferred = new LinkedHashSet<>();
   private final Set<String> processed = new HashSet<>();
   private ServiceValidator validator;
-  private ServiceGenerator generator;
+  private ServiceWriter writer;
   private CommandsInterfaceWriter commandInterfaces;
   private StateDiagramWriter diagrams;
 
@@ -46,7 +46,7 @@ public final class IdemProcessor extends AbstractProcessor {
   public synchronized void init(ProcessingEnvironment env) {
     super.init(env);
     validator = new ServiceValidator(env, new ScopeRegistry());
-    generator = new ServiceGenerator(env.getFiler(), env.getMessager(), env.getTypeUtils(),
+    writer = new ServiceWriter(env.getFiler(), env.getMessager(), env.getTypeUtils(),
         DependencyInjection.onClassPath(env.getElementUtils()));
     commandInterfaces = new CommandsInterfaceWriter(env.getFiler(), env.getMessager(), env.getTypeUtils());
     diagrams = new StateDiagramWriter(env.getFiler(), env.getMessager());
@@ -91,7 +91,7 @@ public final class IdemProcessor extends AbstractProcessor {
       ValidationReport report = new ValidationReport();
       Optional<ServiceModel> model = validator.validate(service, report);
       report.printTo(processingEnv.getMessager());
-      model.ifPresent(generator::generate);
+      model.ifPresent(writer::generate);
       model.filter(ServiceModel::splitsDelegate).ifPresent(commandInterfaces::generate);
       model.ifPresent(diagrams::write);
     }
