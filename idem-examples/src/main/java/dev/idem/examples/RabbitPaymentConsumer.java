@@ -198,12 +198,21 @@ public final class RabbitPaymentConsumer implements AutoCloseable {
     running = false;
   }
 
-  /** Stops processing and closes the channel; messages not acked yet go back to the queue. */
+  /**
+   * Stops processing and closes the channel; messages not acked yet go back to the queue. Interrupted while
+   * waiting for the worker, it still closes the channel and keeps the thread's interrupt status (an
+   * AutoCloseable's close() should not throw InterruptedException: try-with-resources would swallow the status).
+   */
   @Override
-  public void close() throws InterruptedException {
+  public void close() {
     running = false;
-    worker.join(TimeUnit.SECONDS.toMillis(10));
-    closeChannel();
+    try {
+      worker.join(TimeUnit.SECONDS.toMillis(10));
+    } catch (InterruptedException e) {
+      Thread.currentThread().interrupt();
+    } finally {
+      closeChannel();
+    }
   }
 
   private void closeChannel() {

@@ -49,8 +49,8 @@ public enum TestDatabase {
     if (this == H2) {
       return null;
     }
-    try (Connection ignored = DriverManager.getConnection(adminUrl(), user(), password())) {
-      return null;
+    try (Connection connection = DriverManager.getConnection(adminUrl(), user(), password())) {
+      return connection.isValid(5) ? null : displayName + " at " + adminUrl() + ": the connection is not valid";
     } catch (SQLException e) {
       return displayName + " at " + adminUrl() + ": " + e.getMessage();
     }
