@@ -10,7 +10,7 @@ import dev.idem.runtime.IdempotencyInProgressException;
 import dev.idem.runtime.IdempotencyKeyReusedException;
 import dev.idem.runtime.IdempotencyLeaseLostException;
 import dev.idem.runtime.InvalidIdempotencyKeyException;
-import dev.idem.testsupport.DatabaseContract;
+import dev.idem.testing.DatabaseContract;
 import io.micrometer.core.instrument.Counter;
 import io.micrometer.core.instrument.Meter;
 import io.micrometer.core.instrument.Tag;

@@ -1,6 +1,6 @@
 package dev.idem.micrometer;
 
-import dev.idem.testsupport.TestDatabase;
+import dev.idem.testing.TestDatabase;
 
 class PostgresMetricsTest extends MetricsContractTest {
   @Override
