@@ -7,6 +7,7 @@ import dev.idem.runtime.IdempotencyListener;
 import java.lang.reflect.Method;
 import java.lang.reflect.Proxy;
 import java.util.ArrayList;
+import java.util.Arrays;
 import java.util.List;
 import org.junit.jupiter.api.Test;
 
@@ -17,7 +18,7 @@ class SafeListenerTest {
   private final IdempotencyListener failing = (IdempotencyListener) Proxy.newProxyInstance(
       IdempotencyListener.class.getClassLoader(), new Class<?>[] {IdempotencyListener.class},
       (proxy, method, args) -> {
-        calls.add(method.getName() + "(" + args[0] + ", " + args[1] + ")");
+        calls.add(method.getName() + Arrays.toString(args));
         throw new IllegalStateException("listener bug in " + method.getName());
       });
 
@@ -30,14 +31,27 @@ class SafeListenerTest {
       // Every listener method has its safe counterpart, with the same name and parameters.
       Method counterpart = SafeListener.class.getDeclaredMethod(event.getName(), event.getParameterTypes());
       calls.clear();
-      if (event.getName().equals("commandFinished")) {
-        // (scope, failure, elapsedNanos): the latency hook, called once per command call.
-        counterpart.invoke(safe, "orders", null, 42L);
-        assertEquals(List.of("commandFinished(orders, null)"), calls);
-        continue;
-      }
-      counterpart.invoke(safe, "orders", "k-" + event.getName()); // throws if the listener's failure escapes
-      assertEquals(List.of(event.getName() + "(orders, k-" + event.getName() + ")"), calls);
+      Object[] arguments = argumentsFor(event);
+      counterpart.invoke(safe, arguments); // throws if the listener's failure escapes
+      assertEquals(List.of(event.getName() + Arrays.toString(arguments)), calls);
     }
+  }
+
+  /** Distinct arguments of the event's parameter types, so that a swapped or dropped argument shows. */
+  private static Object[] argumentsFor(Method event) {
+    Class<?>[] types = event.getParameterTypes();
+    Object[] arguments = new Object[types.length];
+    for (int i = 0; i < types.length; i++) {
+      if (types[i] == String.class) {
+        arguments[i] = event.getName() + "-" + i;
+      } else if (types[i] == long.class) {
+        arguments[i] = 1_000L + i;
+      } else if (types[i] == Throwable.class) {
+        arguments[i] = new IllegalStateException("failure " + i);
+      } else {
+        throw new AssertionError("No test argument for " + types[i] + " of " + event);
+      }
+    }
+    return arguments;
   }
 }
