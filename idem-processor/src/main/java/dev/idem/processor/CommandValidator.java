@@ -243,7 +243,14 @@ final class CommandValidator {
   private String scopeOf(ExecutableElement method, AnnotationMirror command, ValidationReport report) {
     Optional<AnnotationValue> explicit = Annotations.explicitValue(command, "scope");
     if (explicit.isEmpty() || explicit.get().getValue().toString().isEmpty()) {
-      return method.getEnclosingElement().getSimpleName() + "." + method.getSimpleName();
+      // The package is part of the default, so that a.Payments.pay and b.Payments.pay, compiled apart and sharing
+      // one table, never replay each other's results.
+      String scope = ((TypeElement) method.getEnclosingElement()).getQualifiedName() + "." + method.getSimpleName();
+      if (!SCOPE.matcher(scope).matches()) {
+        report.report(Message.SCOPE_DEFAULT_UNUSABLE, method, command, scope, scope.length());
+        return null;
+      }
+      return scope;
     }
     String scope = explicit.get().getValue().toString();
     if (!SCOPE.matcher(scope).matches()) {

@@ -44,14 +44,16 @@ public final class IdemProcessor extends AbstractProcessor {
   public synchronized void init(ProcessingEnvironment env) {
     super.init(env);
     validator = new ServiceValidator(env, new ScopeRegistry());
-    generator = new ServiceGenerator(env.getFiler(), env.getMessager(), env.getTypeUtils());
+    generator = new ServiceGenerator(env.getFiler(), env.getMessager(), env.getTypeUtils(), env.getElementUtils());
     diagrams = new StateDiagramWriter(env.getFiler(), env.getMessager());
   }
 
   @Override
   public Set<String> getSupportedAnnotationTypes() {
+    // @Generated is on the classes idem writes; claimed with idem's own, so that the next round does not end with
+    // "No processor claimed any of these annotations" in a build with -Xlint:all -Werror.
     return Set.of(Annotations.IDEMPOTENT_COMMAND, Annotations.IDEMPOTENCY_KEY, Annotations.STATE_TRANSITION,
-        Annotations.ENTITY_ID, Annotations.EXPECTED_VERSION);
+        Annotations.ENTITY_ID, Annotations.EXPECTED_VERSION, SourceFileGenerator.GENERATED_ANNOTATION);
   }
 
   @Override
@@ -86,7 +88,9 @@ public final class IdemProcessor extends AbstractProcessor {
       model.ifPresent(generator::generate);
       model.ifPresent(diagrams::write);
     }
-    return false;
+    // The annotations are idem's own and no other processor has a use for them; claiming them also keeps builds
+    // with -Xlint:all -Werror free of "No processor claimed any of these annotations".
+    return true;
   }
 
   /**

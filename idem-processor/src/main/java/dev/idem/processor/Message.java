@@ -89,6 +89,21 @@ enum Message {
       "Batch method %s sets %s, which batch handlers do not support: a batch claims its messages and runs in one"
           + " transaction, and a failure rolls the whole batch back for the broker to redeliver. Remove %s."),
 
+  // Replay fidelity (issue #9): IDEM-040 onwards.
+  SCOPE_DEFAULT_UNUSABLE(
+      "IDEM-040",
+      "The default scope \"%s\" (qualified interface name and method, %d characters) does not fit the scope column:"
+          + " at most 128 characters of letters, digits and ._:-. Set scope = \"...\" on the method, e.g."
+          + " scope = \"payments.charge\"."),
+  SERVICE_NOT_ACCESSIBLE(
+      "IDEM-041",
+      "Interface %s cannot be implemented by the generated top-level class %s, because %s. Make the interface (and"
+          + " every type it is nested in) public or package-private, declared outside any method."),
+  SIGNATURE_TYPE_NOT_ACCESSIBLE(
+      "IDEM-042",
+      "Method %s mentions %s, which the generated class %s cannot name, because %s. Make that type public or"
+          + " package-private."),
+
   // State transitions (@StateTransition, @EntityId, @ExpectedVersion): IDEM-1xx.
   TRANSITION_NOT_AN_ENTITY(
       "IDEM-101",

@@ -1,7 +1,9 @@
 package dev.idem.processor;
 
 import java.util.ArrayList;
+import java.util.Arrays;
 import java.util.List;
+import java.util.Set;
 import javax.annotation.processing.Messager;
 import javax.lang.model.element.AnnotationMirror;
 import javax.lang.model.element.AnnotationValue;
@@ -16,6 +18,9 @@ final class ValidationReport {
 
   private record Item(Message message, String text, Element element, AnnotationMirror annotation,
                       AnnotationValue value) {}
+
+  /** The name that {@code @SuppressWarnings} takes to silence idem's warnings; "idem:IDEM-nnn" silences one tag. */
+  static final String SUPPRESS_ALL = "idem";
 
   private final List<Item> items = new ArrayList<>();
 
@@ -41,6 +46,9 @@ final class ValidationReport {
 
   void printTo(Messager messager) {
     for (Item item : items) {
+      if (item.message().kind() != Diagnostic.Kind.ERROR && isSuppressed(item.message(), item.element())) {
+        continue;
+      }
       if (item.value() != null) {
         messager.printMessage(item.message().kind(), item.text(), item.element(), item.annotation(), item.value());
       } else if (item.annotation() != null) {
@@ -49,5 +57,20 @@ final class ValidationReport {
         messager.printMessage(item.message().kind(), item.text(), item.element());
       }
     }
+  }
+
+  /**
+   * Whether {@code @SuppressWarnings("idem")} or {@code @SuppressWarnings("idem:IDEM-120")} on the element or one
+   * around it silences the warning, as javac's own lint names do. Errors cannot be suppressed.
+   */
+  static boolean isSuppressed(Message message, Element element) {
+    Set<String> names = Set.of(SUPPRESS_ALL, SUPPRESS_ALL + ":" + message.tag());
+    for (Element current = element; current != null; current = current.getEnclosingElement()) {
+      SuppressWarnings suppress = current.getAnnotation(SuppressWarnings.class);
+      if (suppress != null && Arrays.stream(suppress.value()).anyMatch(names::contains)) {
+        return true;
+      }
+    }
+    return false;
   }
 }

@@ -18,9 +18,12 @@ final class Compilations {
 
   /**
    * The options of the project's own build (root pom), so that "compiles without warnings" means the same here as
-   * in a user's build. {@code -processing} is off because idem deliberately does not claim its annotations.
+   * in a user's build; {@code -processing} stays on, since idem claims its annotations.
    */
-  static final List<String> OPTIONS = List.of("--release", "17", "-Xlint:all,-processing,-serial", "-parameters");
+  static final List<String> OPTIONS = List.of("--release", "17", "-Xlint:all,-serial", "-parameters");
+
+  /** What a strict user build runs with: every lint, and a warning fails the build. */
+  static final List<String> STRICT = List.of("--release", "17", "-Xlint:all", "-Werror");
 
   private Compilations() {}
 

@@ -105,6 +105,24 @@ class NegativeDiagnosticsTest {
             "scope = \"payments/charge\"", "\"payments/charge\"",
             List.of("scope = \"payments/charge\" must be 1 to 128 characters of letters, digits and ._:-",
                 "Choose a name such as \"payments.charge\"")),
+        new Case("negative/ScopeDefaultTooLong.java", Message.SCOPE_DEFAULT_UNUSABLE,
+            "    @IdempotentCommand", "@IdempotentCommand",
+            List.of("The default scope \"com.example.shop.ScopeDefaultTooLong"
+                    + ".InternationalWireTransferSettlementCommandsForCorrespondentBanks"
+                    + ".settleOutstandingWireTransfersWithCorrespondentBankAtEndOfBusinessDay\"",
+                "(qualified interface name and method, 171 characters)",
+                "Set scope = \"...\" on the method")),
+        new Case("negative/hygiene/PrivateService.java", Message.SERVICE_NOT_ACCESSIBLE,
+            "private interface Payments", "interface",
+            List.of("Interface com.example.billing.PrivateService.Payments cannot be implemented by the generated"
+                + " top-level class com.example.billing.PrivateService_Payments_Idempotent, because"
+                + " com.example.billing.PrivateService.Payments is private", "Make the interface")),
+        new Case("negative/hygiene/PrivateResultType.java", Message.SIGNATURE_TYPE_NOT_ACCESSIBLE,
+            "Receipt pay(", "pay",
+            List.of("Method pay mentions com.example.billing.PrivateResultType.Receipt, which the generated class"
+                + " com.example.billing.PrivateResultType_Payments_Idempotent cannot name, because"
+                + " com.example.billing.PrivateResultType.Receipt is private",
+                "Make that type public or package-private")),
         new Case("negative/DuplicateScope.java", Message.SCOPE_DUPLICATE,
             "retention = \"P7D\"", "@IdempotentCommand",
             List.of("Scope \"payments.charge\" is already used by com.example.shop.DuplicateScope.charge()",
