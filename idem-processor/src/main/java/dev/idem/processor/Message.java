@@ -103,6 +103,15 @@ enum Message {
       "IDEM-042",
       "Method %s mentions %s, which the generated class %s cannot name, because %s. Make that type public or"
           + " package-private."),
+  RESULT_NOT_REPLAYABLE(
+      "IDEM-043",
+      "%s returns %s, which would be stored but not replayed exactly: %s %s. Fix: %s."),
+  REPLAY_ON_ARGUMENT_NOT_REPLAYABLE(
+      "IDEM-044",
+      "replayOn lists %s, whose stored constructor argument would not be recreated exactly: %s %s. Fix: %s."),
+  PAYLOAD_NOT_FINGERPRINTED(
+      "IDEM-045",
+      "Parameter %s of %s is fingerprinted to tell a retry from a reused key, but %s %s. Fix: %s."),
 
   // State transitions (@StateTransition, @EntityId, @ExpectedVersion): IDEM-1xx.
   TRANSITION_NOT_AN_ENTITY(

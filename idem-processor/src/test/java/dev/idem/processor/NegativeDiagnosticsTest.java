@@ -123,6 +123,45 @@ class NegativeDiagnosticsTest {
                 + " com.example.billing.PrivateResultType_Payments_Idempotent cannot name, because"
                 + " com.example.billing.PrivateResultType.Receipt is private",
                 "Make that type public or package-private")),
+        new Case("negative/fidelity/ResultWithoutCreator.java", Message.RESULT_NOT_REPLAYABLE,
+            "Money charge(", "charge",
+            List.of("charge returns com.example.fidelity.ResultWithoutCreator.Money, which would be stored but not"
+                + " replayed exactly: result is com.example.fidelity.ResultWithoutCreator.Money, which has no"
+                + " no-argument constructor and no constructor whose parameters are named exactly like its"
+                + " properties [amountCents, currency]", "Fix: add a constructor taking amountCents, currency,"
+                + " or make it a record.")),
+        new Case("negative/fidelity/ResultAbstract.java", Message.RESULT_NOT_REPLAYABLE,
+            "Outcome settle(", "settle",
+            List.of("result is the abstract class com.example.fidelity.ResultAbstract.Outcome, so a retry cannot"
+                + " know which class to create", "Fix: make it sealed")),
+        new Case("negative/fidelity/ResultSerializable.java", Message.RESULT_NOT_REPLAYABLE,
+            "Serializable export(", "export",
+            List.of("result is java.io.Serializable, which is not a data type the codec reads back",
+                "Fix: declare a record, an enum")),
+        new Case("negative/fidelity/ResultComparable.java", Message.RESULT_NOT_REPLAYABLE,
+            "Comparable<String> rank(", "rank",
+            List.of("rank returns java.lang.Comparable<java.lang.String>", "result is java.lang.Comparable")),
+        new Case("negative/fidelity/ResultWildcardList.java", Message.RESULT_NOT_REPLAYABLE,
+            "Batch batch(", "batch",
+            List.of("result.items[] is a wildcard (?)", "Fix: declare the element type itself")),
+        new Case("negative/fidelity/ResultHiddenField.java", Message.RESULT_NOT_REPLAYABLE,
+            "Payment pay(", "pay",
+            List.of("result.amountCents is the field Payment.amountCents, which the codec cannot see: it is not"
+                + " public and has no public getter getAmountCents() or accessor amountCents(), so it would be"
+                + " lost on replay", "Fix: add a public accessor amountCents()")),
+        new Case("negative/fidelity/ResultComputedGetter.java", Message.RESULT_NOT_REPLAYABLE,
+            "Invoice invoice(", "invoice",
+            List.of("result.total is written from a getter of Invoice, but there is no field total or setter"
+                + " setTotal(...) to read it back into")),
+        new Case("negative/fidelity/ReplayOnObjectArgument.java", Message.REPLAY_ON_ARGUMENT_NOT_REPLAYABLE,
+            "replayOn = Declined.class", ".class)",
+            List.of("replayOn lists com.example.fidelity.ReplayOnObjectArgument.Declined, whose stored constructor"
+                + " argument would not be recreated exactly: Declined.detail() is declared Object")),
+        new Case("negative/fidelity/PayloadHiddenField.java", Message.PAYLOAD_NOT_FINGERPRINTED,
+            "String charge(@IdempotencyKey String requestId, Charge charge)", "charge",
+            List.of("Parameter charge of charge is fingerprinted to tell a retry from a reused key, but"
+                + " charge.amountCents is the field Charge.amountCents, which the codec cannot see",
+                "so it would be left out of the fingerprint")),
         new Case("negative/DuplicateScope.java", Message.SCOPE_DUPLICATE,
             "retention = \"P7D\"", "@IdempotentCommand",
             List.of("Scope \"payments.charge\" is already used by com.example.shop.DuplicateScope.charge()",
