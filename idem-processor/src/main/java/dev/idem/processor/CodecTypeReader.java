@@ -75,6 +75,9 @@ final class CodecTypeReader {
     }
   }
 
+  /** The shape of a command without a result, and of every batch handler. */
+  static final Shape VOID = new Shape("void", hash("void"), List.of(), List.of());
+
   /** Types that are one JSON value each and read back equal (java.time with the JavaTimeModule). */
   private static final Set<String> VALUES = Set.of(
       "java.lang.String", "java.lang.Boolean", "java.lang.Character", "java.lang.Byte", "java.lang.Short",

@@ -41,6 +41,8 @@ public final class IdemProcessor extends AbstractProcessor {
   private TypeResolution resolution;
   private ServiceWriter writer;
   private StateDiagramWriter diagrams;
+  private ManifestWriter manifests;
+  private PreviousManifests previousManifests;
 
   public IdemProcessor() {
     this(service -> {});
@@ -57,6 +59,13 @@ public final class IdemProcessor extends AbstractProcessor {
     validator = new ServiceValidator(env, new ScopeRegistry());
     writer = new ServiceWriter(env.getFiler(), env.getMessager(), env.getTypeUtils(), env.getElementUtils());
     diagrams = new StateDiagramWriter(env.getFiler(), env.getMessager());
+    manifests = new ManifestWriter(env.getFiler(), env.getMessager());
+    previousManifests = PreviousManifests.load(env.getOptions(), env.getMessager());
+  }
+
+  @Override
+  public Set<String> getSupportedOptions() {
+    return Set.of(PreviousManifests.OPTION, PreviousManifests.SEVERITY_OPTION);
   }
 
   @Override
@@ -114,6 +123,9 @@ public final class IdemProcessor extends AbstractProcessor {
             service);
       }
     }
+    if (round.processingOver()) {
+      previousManifests.reportVanishedServices(processingEnv.getElementUtils(), processingEnv.getMessager());
+    }
   }
 
   /**
@@ -138,9 +150,16 @@ public final class IdemProcessor extends AbstractProcessor {
     }
     beforeValidation.accept(service);
     Optional<ServiceModel> model = validator.validate(service, report);
+    Optional<Manifest> manifest = model.map(Manifest::of);
+    if (model.isPresent()) {
+      previousManifests.check(model.get(), manifest.get(), report);
+    }
     report.printTo(processingEnv.getMessager());
-    model.ifPresent(writer::generate);
-    model.ifPresent(diagrams::write);
+    if (model.isPresent() && report.isClean()) {
+      writer.generate(model.get());
+      diagrams.write(model.get());
+      manifests.write(model.get(), manifest.get());
+    }
   }
 
   /** Where idem's code failed: the first frame of the stack trace that is idem's own, else the first frame. */

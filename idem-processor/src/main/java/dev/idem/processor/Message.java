@@ -112,6 +112,25 @@ enum Message {
   PAYLOAD_NOT_FINGERPRINTED(
       "IDEM-045",
       "Parameter %s of %s is fingerprinted to tell a retry from a reused key, but %s %s. Fix: %s."),
+  MANIFEST_SCOPE_GONE(
+      "IDEM-046",
+      "The previous manifest lists scope \"%s\" (method %s of %s), which this build no longer has, so records"
+          + " stored under it would not be seen after the deploy and retries would run again%s. If it is meant to"
+          + " go, update the previous manifest."),
+  MANIFEST_SHAPE_CHANGED(
+      "IDEM-047",
+      "The result of %s (scope \"%s\") changed shape since the previous manifest, so records stored before would"
+          + " not replay as they were: was %s, now %s. Keep the result type as it was, or"
+          + " give the command a new scope (not \"%s\") so that old records are not replayed as the new type."),
+  MANIFEST_SERVICE_GONE(
+      "IDEM-048",
+      "The previous manifest lists service %s, which this build no longer has; records stored under its scopes %s"
+          + " would not be seen after the deploy. Keep the scopes (set scope = \"...\" where the commands moved),"
+          + " or update the previous manifest."),
+  MANIFEST_UNREADABLE(
+      "IDEM-049",
+      "Cannot use the previous idem manifest %s: %s. Point -Aidem.previousManifest at a manifest file or a"
+          + " directory of them (META-INF/idem/*.json of the released build)."),
 
   // State transitions (@StateTransition, @EntityId, @ExpectedVersion): IDEM-1xx.
   TRANSITION_NOT_AN_ENTITY(

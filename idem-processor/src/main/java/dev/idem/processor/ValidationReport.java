@@ -16,8 +16,8 @@ import javax.tools.Diagnostic;
  */
 final class ValidationReport {
 
-  private record Item(Message message, String text, Element element, AnnotationMirror annotation,
-                      AnnotationValue value) {}
+  private record Item(Message message, Diagnostic.Kind kind, String text, Element element,
+                      AnnotationMirror annotation, AnnotationValue value) {}
 
   /** The name that {@code @SuppressWarnings} takes to silence idem's warnings; "idem:IDEM-nnn" silences one tag. */
   static final String SUPPRESS_ALL = "idem";
@@ -26,35 +26,40 @@ final class ValidationReport {
 
   /** Reports on the element itself. */
   void report(Message message, Element element, Object... args) {
-    items.add(new Item(message, message.format(args), element, null, null));
+    items.add(new Item(message, message.kind(), message.format(args), element, null, null));
+  }
+
+  /** Reports on the element with a severity the user chose (an option), not the message's own. */
+  void reportAs(Diagnostic.Kind kind, Message message, Element element, Object... args) {
+    items.add(new Item(message, kind, message.format(args), element, null, null));
   }
 
   /** Reports on an annotation of the element. */
   void report(Message message, Element element, AnnotationMirror annotation, Object... args) {
-    items.add(new Item(message, message.format(args), element, annotation, null));
+    items.add(new Item(message, message.kind(), message.format(args), element, annotation, null));
   }
 
   /** Reports on one value of an annotation, the most exact position javac offers. */
   void report(Message message, Element element, AnnotationMirror annotation, AnnotationValue value,
               Object... args) {
-    items.add(new Item(message, message.format(args), element, annotation, value));
+    items.add(new Item(message, message.kind(), message.format(args), element, annotation, value));
   }
 
   boolean isClean() {
-    return items.stream().noneMatch(item -> item.message().kind() == Diagnostic.Kind.ERROR);
+    return items.stream().noneMatch(item -> item.kind() == Diagnostic.Kind.ERROR);
   }
 
   void printTo(Messager messager) {
     for (Item item : items) {
-      if (item.message().kind() != Diagnostic.Kind.ERROR && isSuppressed(item.message(), item.element())) {
+      if (item.kind() != Diagnostic.Kind.ERROR && isSuppressed(item.message(), item.element())) {
         continue;
       }
       if (item.value() != null) {
-        messager.printMessage(item.message().kind(), item.text(), item.element(), item.annotation(), item.value());
+        messager.printMessage(item.kind(), item.text(), item.element(), item.annotation(), item.value());
       } else if (item.annotation() != null) {
-        messager.printMessage(item.message().kind(), item.text(), item.element(), item.annotation());
+        messager.printMessage(item.kind(), item.text(), item.element(), item.annotation());
       } else {
-        messager.printMessage(item.message().kind(), item.text(), item.element());
+        messager.printMessage(item.kind(), item.text(), item.element());
       }
     }
   }

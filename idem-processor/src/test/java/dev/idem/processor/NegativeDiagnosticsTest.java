@@ -9,12 +9,16 @@ import static dev.idem.processor.Compilations.onlyError;
 import static dev.idem.processor.Compilations.resource;
 
 import com.google.testing.compile.Compilation;
+import java.io.IOException;
+import java.nio.file.Files;
+import java.nio.file.Path;
 import java.util.EnumSet;
 import java.util.List;
 import java.util.Set;
 import java.util.stream.Collectors;
 import java.util.stream.Stream;
 import javax.tools.JavaFileObject;
+import javax.tools.StandardLocation;
 import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.params.ParameterizedTest;
@@ -281,6 +285,92 @@ class NegativeDiagnosticsTest {
     assertThat(compilation).hadErrorContaining("[IDEM-002]").inFile(file).onLineContaining("<T> T track(");
     assertThat(compilation).hadErrorContaining("[IDEM-012]").inFile(file).onLineContaining("void audit(");
     assertThat(run.generatedServices()).isEmpty();
+  }
+
+  /** The manifest of the released version, written by compiling it, into a directory as a build would keep it. */
+  private static Path releasedManifests() throws IOException {
+    Compilation released = Compilations.compile(resource("manifest/v1/Payments.java"));
+    assertThat(released).succeededWithoutWarnings();
+    Path directory = Files.createTempDirectory("idem-released");
+    String name = Manifest.resourceName("com.example.manifest.Payments");
+    JavaFileObject manifest = released.generatedFile(StandardLocation.CLASS_OUTPUT, name).orElseThrow();
+    Path file = directory.resolve(name);
+    Files.createDirectories(file.getParent());
+    Files.writeString(file, Compilations.contentOf(manifest));
+    return directory;
+  }
+
+  @Test
+  void aRenamedMethodAndAChangedResultShapeBreakTheBuild() throws IOException {
+    JavaFileObject next = resource("manifest/v2/Payments.java");
+    Compilation compilation = Compilations.idem()
+        .withOptions(withOption("-A" + PreviousManifests.OPTION + "=" + releasedManifests()))
+        .compile(next);
+
+    assertThat(compilation).hadErrorCount(2);
+    assertThat(compilation).hadErrorContaining("[IDEM-046] The previous manifest lists scope"
+            + " \"com.example.manifest.Payments.pay\" (method pay of com.example.manifest.Payments), which this"
+            + " build no longer has, so records stored under it would not be seen after the deploy")
+        .inFile(next).onLineContaining("public interface Payments");
+    assertPointsAt(onlyError(compilation, "IDEM-046"), "interface");
+    assertThat(compilation).hadErrorContaining("[IDEM-047] The result of refund (scope \"payments.refund\")"
+            + " changed shape since the previous manifest, so records stored before would not replay as they were:"
+            + " was com.example.manifest.Payments.Receipt{amountCents:long,id:java.lang.String}, now"
+            + " com.example.manifest.Payments.Receipt{amountCents:long,currency:java.lang.String,"
+            + "id:java.lang.String}")
+        .inFile(next).onLineContaining("Receipt refund(");
+    assertPointsAt(onlyError(compilation, "IDEM-047"), "refund");
+    COVERED.add(Message.MANIFEST_SCOPE_GONE);
+    COVERED.add(Message.MANIFEST_SHAPE_CHANGED);
+  }
+
+  @Test
+  void asWarningsTheSameChangesLetTheBuildPass() throws IOException {
+    Compilation compilation = Compilations.idem()
+        .withOptions(withOption("-A" + PreviousManifests.OPTION + "=" + releasedManifests(),
+            "-A" + PreviousManifests.SEVERITY_OPTION + "=warning"))
+        .compile(resource("manifest/v2/Payments.java"));
+    assertThat(compilation).succeeded();
+    assertThat(compilation).hadWarningContaining("[IDEM-046]");
+    assertThat(compilation).hadWarningContaining("[IDEM-047]");
+  }
+
+  @Test
+  void anUnchangedServicePassesTheCheck() throws IOException {
+    Compilation compilation = Compilations.idem()
+        .withOptions(withOption("-A" + PreviousManifests.OPTION + "=" + releasedManifests()))
+        .compile(resource("manifest/v1/Payments.java"));
+    assertThat(compilation).succeededWithoutWarnings();
+  }
+
+  @Test
+  void aRenamedServiceIsReported() throws IOException {
+    Compilation compilation = Compilations.idem()
+        .withOptions(withOption("-A" + PreviousManifests.OPTION + "=" + releasedManifests()))
+        .compile(resource("manifest/v3/Billing.java"));
+    assertThat(compilation).hadErrorCount(1);
+    assertThat(compilation).hadErrorContaining("[IDEM-048] The previous manifest lists service"
+        + " com.example.manifest.Payments, which this build no longer has; records stored under its scopes"
+        + " com.example.manifest.Payments.pay, payments.refund would not be seen after the deploy");
+    COVERED.add(Message.MANIFEST_SERVICE_GONE);
+  }
+
+  @Test
+  void anUnreadablePreviousManifestIsReported() throws IOException {
+    Path broken = Files.createTempFile("idem-broken", ".json");
+    Files.writeString(broken, "{\"service\": ");
+    Compilation compilation = Compilations.idem()
+        .withOptions(withOption("-A" + PreviousManifests.OPTION + "=" + broken))
+        .compile(resource("manifest/v1/Payments.java"));
+    assertThat(compilation).hadErrorContaining("[IDEM-049] Cannot use the previous idem manifest " + broken
+        + ": JSON: end of text where a value was expected");
+    COVERED.add(Message.MANIFEST_UNREADABLE);
+  }
+
+  private static List<String> withOption(String... options) {
+    List<String> all = new java.util.ArrayList<>(Compilations.OPTIONS);
+    all.addAll(List.of(options));
+    return all;
   }
 
   @AfterAll
