@@ -15,7 +15,11 @@ import javax.annotation.processing.Processor;
 import javax.annotation.processing.RoundEnvironment;
 import javax.lang.model.SourceVersion;
 import javax.lang.model.element.Element;
+import javax.lang.model.element.ElementKind;
+import javax.lang.model.element.ExecutableElement;
 import javax.lang.model.element.TypeElement;
+import javax.lang.model.type.TypeMirror;
+import javax.lang.model.util.ElementFilter;
 import javax.tools.Diagnostic;
 
 /**
@@ -40,6 +44,7 @@ public final class IdemProcessor extends AbstractProcessor {
   private ServiceValidator validator;
   private TypeResolution resolution;
   private ServiceWriter writer;
+  private CommandsInterfaceWriter commandInterfaces;
   private StateDiagramWriter diagrams;
   private ManifestWriter manifests;
   private PreviousManifests previousManifests;
@@ -57,7 +62,9 @@ public final class IdemProcessor extends AbstractProcessor {
     super.init(env);
     resolution = new TypeResolution(env);
     validator = new ServiceValidator(env, new ScopeRegistry());
-    writer = new ServiceWriter(env.getFiler(), env.getMessager(), env.getTypeUtils(), env.getElementUtils());
+    writer = new ServiceWriter(env.getFiler(), env.getMessager(), env.getTypeUtils(), env.getElementUtils(),
+        DependencyInjection.onClassPath(env.getElementUtils()));
+    commandInterfaces = new CommandsInterfaceWriter(env.getFiler(), env.getMessager(), env.getTypeUtils());
     diagrams = new StateDiagramWriter(env.getFiler(), env.getMessager());
     manifests = new ManifestWriter(env.getFiler(), env.getMessager());
     previousManifests = PreviousManifests.load(env.getOptions(), env.getMessager());
@@ -68,12 +75,14 @@ public final class IdemProcessor extends AbstractProcessor {
     return Set.of(PreviousManifests.OPTION, PreviousManifests.SEVERITY_OPTION);
   }
 
+  /**
+   * Every type, not only idem's annotations: an interface that merely extends an annotated one (perhaps from a
+   * library jar) carries no idem annotation itself, and javac would not run idem on a source set made of such
+   * interfaces. idem claims nothing, so other processors still see everything.
+   */
   @Override
   public Set<String> getSupportedAnnotationTypes() {
-    // @Generated is on the classes idem writes; claimed with idem's own, so that the next round does not end with
-    // "No processor claimed any of these annotations" in a build with -Xlint:all -Werror.
-    return Set.of(Annotations.IDEMPOTENT_COMMAND, Annotations.IDEMPOTENCY_KEY, Annotations.STATE_TRANSITION,
-        Annotations.ENTITY_ID, Annotations.EXPECTED_VERSION, SourceFileGenerator.GENERATED_ANNOTATION);
+    return Set.of("*");
   }
 
   @Override
@@ -91,9 +100,8 @@ public final class IdemProcessor extends AbstractProcessor {
           Message.PROCESSOR_FAILED.format("this round", e.getClass().getName(), e.getMessage(), origin(e),
               "the annotated interfaces"));
     }
-    // The annotations are idem's own and no other processor has a use for them; claiming them also keeps builds
-    // with -Xlint:all -Werror free of "No processor claimed any of these annotations".
-    return true;
+    return false; // claims nothing: it sees every type; IdemProcessorClaims claims idem's own annotations
+
   }
 
   private void processRound(RoundEnvironment round) {
@@ -157,6 +165,7 @@ public final class IdemProcessor extends AbstractProcessor {
     report.printTo(processingEnv.getMessager());
     if (model.isPresent() && report.isClean()) {
       writer.generate(model.get());
+      model.filter(ServiceModel::splitsDelegate).ifPresent(commandInterfaces::generate);
       diagrams.write(model.get());
       manifests.write(model.get(), manifest.get());
     }
@@ -195,6 +204,9 @@ public final class IdemProcessor extends AbstractProcessor {
         }
       }
     }
+    for (TypeElement type : ElementFilter.typesIn(round.getRootElements())) {
+      collectInheritingInterfaces(type, services);
+    }
     TypeElement key = processingEnv.getElementUtils().getTypeElement(Annotations.IDEMPOTENCY_KEY);
     if (key != null) {
       for (Element parameter : round.getElementsAnnotatedWith(key)) {
@@ -210,5 +222,35 @@ public final class IdemProcessor extends AbstractProcessor {
         }
       }
     }
+  }
+
+  /**
+   * Adds the interfaces, top-level or nested, that declare no idem annotation themselves but inherit annotated
+   * methods: {@code interface CardPayments extends PaymentCommands {}} gets its {@code CardPayments_Idempotent}
+   * like an interface that adds a command of its own.
+   */
+  private void collectInheritingInterfaces(TypeElement type, Set<TypeElement> services) {
+    if (type.getKind() == ElementKind.INTERFACE && !services.contains(type)
+        && type.getInterfaces().stream().anyMatch(this::declaresOrInheritsAnnotatedMethods)) {
+      services.add(type);
+    }
+    for (TypeElement nested : ElementFilter.typesIn(type.getEnclosedElements())) {
+      collectInheritingInterfaces(nested, services);
+    }
+  }
+
+  private boolean declaresOrInheritsAnnotatedMethods(TypeMirror interfaceType) {
+    Element element = processingEnv.getTypeUtils().asElement(interfaceType);
+    if (!(element instanceof TypeElement type)) {
+      return false;
+    }
+    for (ExecutableElement method : ElementFilter.methodsIn(type.getEnclosedElements())) {
+      for (String annotation : METHOD_ANNOTATIONS) {
+        if (Annotations.find(method, annotation).isPresent()) {
+          return true;
+        }
+      }
+    }
+    return type.getInterfaces().stream().anyMatch(this::declaresOrInheritsAnnotatedMethods);
   }
 }

@@ -132,6 +132,15 @@ enum Message {
       "Cannot use the previous idem manifest %s: %s. Point -Aidem.previousManifest at a manifest file or a"
           + " directory of them (META-INF/idem/*.json of the released build)."),
 
+  // Interfaces as users write them: IDEM-06x.
+  GENERIC_INHERITING_INTERFACE(
+      "IDEM-060",
+      "Interface %s inherits idem-annotated methods but declares type parameters, so idem generates no"
+          + " %s_Idempotent for it. To get one, declare a non-generic sub-interface that fixes them (interface"
+          + " OrderPayments extends %s<Order> {}); ignore this warning if %s is not meant to be implemented by"
+          + " idem.",
+      Diagnostic.Kind.WARNING),
+
   // State transitions (@StateTransition, @EntityId, @ExpectedVersion): IDEM-1xx.
   TRANSITION_NOT_AN_ENTITY(
       "IDEM-101",

@@ -66,10 +66,8 @@ class PositiveCompilationTest {
   @Test
   void waitsForTypesGeneratedByOtherProcessors() {
     Compilation compilation = javac()
-        // A processor of every annotation ("*") must come before idem, which claims its own annotations: javac asks
-        // later processors only about annotations nobody claimed (the README says so).
         .withProcessors(new FirstRoundGenerator("positive/deferred/generated/GeneratedReceipt.java"),
-            new IdemProcessor())
+            new IdemProcessor(), new IdemProcessorClaims())
         .withOptions(Compilations.OPTIONS)
         .compile(resource("positive/deferred/Checkout.java"));
 
@@ -133,13 +131,15 @@ class PositiveCompilationTest {
   @Test
   void declaredIsolatingForGradle() throws IOException {
     assertThat(resourceLines("META-INF/gradle/incremental.annotation.processors"))
-        .contains(IdemProcessor.class.getName() + ",isolating");
+        .containsAtLeast(IdemProcessor.class.getName() + ",isolating",
+            IdemProcessorClaims.class.getName() + ",isolating").inOrder();
   }
 
   @Test
   void registeredAsAnAnnotationProcessor() throws IOException {
+    // In this order: the claims come after idem has seen its annotations (see IdemProcessorClaims).
     assertThat(resourceLines("META-INF/services/javax.annotation.processing.Processor"))
-        .contains(IdemProcessor.class.getName());
+        .containsAtLeast(IdemProcessor.class.getName(), IdemProcessorClaims.class.getName()).inOrder();
   }
 
   /** The lines of every copy of the resource on the classpath, so that the processor's own copy is among them. */
