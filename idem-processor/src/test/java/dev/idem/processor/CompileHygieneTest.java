@@ -29,10 +29,23 @@ class CompileHygieneTest {
         .compile(java.util.Arrays.stream(resources).map(Compilations::resource).toArray(JavaFileObject[]::new));
   }
 
+  /**
+   * With -Xlint:processing, javac lists the annotations no processor claimed. idem's own and the @Generated on its
+   * classes are never among them (the jakarta.inject annotations of the DI support belong to the user's DI
+   * processor, if any, and a "*" processor such as idem's must not claim them).
+   */
   @Test
-  void aStrictBuildPassesBecauseIdemClaimsItsAnnotations() {
-    Compilation compilation = strict(GOLDEN.toArray(String[]::new));
-    assertThat(compilation).succeededWithoutWarnings();
+  void idemClaimsItsOwnAnnotations() {
+    Compilation compilation = Compilations.idem()
+        .withOptions(List.of("--release", "17", "-Xlint:processing"))
+        .compile(GOLDEN.stream().map(Compilations::resource).toArray(JavaFileObject[]::new));
+    assertThat(compilation).succeeded();
+    for (Diagnostic<? extends JavaFileObject> warning : compilation.warnings()) {
+      String message = warning.getMessage(null);
+      assertThat(message).doesNotContain("dev.idem.");
+      assertThat(message).doesNotContain("javax.annotation.processing.Generated");
+    }
+    assertThat(strict(GOLDEN.toArray(String[]::new))).succeededWithoutWarnings();
   }
 
   @Test
@@ -72,10 +85,7 @@ class CompileHygieneTest {
     for (String quiet : List.of("positive/hygiene/QuietFlow.java", "positive/hygiene/SilentFlow.java")) {
       List<String> sources = new java.util.ArrayList<>(model);
       sources.add(quiet);
-      // -processing off: the JPA annotations of the entities belong to a JPA processor this test does not run.
-      Compilation compilation = Compilations.idem().withOptions(List.of("--release", "17", "-Xlint:all,-processing",
-          "-Werror")).compile(sources.stream().map(Compilations::resource).toArray(JavaFileObject[]::new));
-      assertThat(compilation).succeededWithoutWarnings();
+      assertThat(strict(sources.toArray(String[]::new))).succeededWithoutWarnings();
     }
     List<String> sources = new java.util.ArrayList<>(model);
     sources.add("positive/hygiene/OtherTagSuppressed.java");
