@@ -125,7 +125,12 @@ class PositiveCompilationTest {
         "shop.OrderService_Idempotent", "shop.OrderService",
         "shop.Warehouse_Stock_Idempotent", "shop.Warehouse.Stock",
         "com.example.payments.CardPayments_Idempotent", "com.example.payments.CardPayments",
-        "com.example.payments.PaymentCommands_Idempotent", "com.example.payments.PaymentCommands");
+        "com.example.payments.PaymentCommands_Idempotent", "com.example.payments.PaymentCommands",
+        // one manifest per service, so that the processor stays isolating
+        "/META-INF/idem/shop.OrderService.json", "shop.OrderService",
+        "/META-INF/idem/shop.Warehouse.Stock.json", "shop.Warehouse.Stock",
+        "/META-INF/idem/com.example.payments.CardPayments.json", "com.example.payments.CardPayments",
+        "/META-INF/idem/com.example.payments.PaymentCommands.json", "com.example.payments.PaymentCommands");
   }
 
   @Test
