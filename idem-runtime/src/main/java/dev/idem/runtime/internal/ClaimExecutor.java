@@ -159,7 +159,7 @@ final class ClaimExecutor {
         }
         if (COMPLETED.equals(row.state())) {
           return replay(spec, key, new CompletedRecord(row.fingerprint(), row.result(), row.errorType(),
-              row.expiresAt()));
+              null, row.expiresAt()));
         }
         if (row.leaseUntil() < now) {
           if (takeOverLease(connection, spec, key, token, now, leaseUntil, row.ownerToken())) {
@@ -200,7 +200,7 @@ final class ClaimExecutor {
     cache.put(spec.scope(), key, record); // read in auto-commit mode: committed
     listener.replayed(spec.scope(), key);
     @SuppressWarnings("unchecked")
-    T result = (T) results.replay(spec, record);
+    T result = (T) results.replay(spec, key, record);
     return result;
   }
 
@@ -236,7 +236,7 @@ final class ClaimExecutor {
         } else {
           long expiresAt = clock.millis() + spec.retentionMillis();
           if (complete(connection, spec, key, token, arguments, replayable.storedName(), expiresAt)) {
-            cache.put(scope, key, new CompletedRecord(fingerprint, arguments, replayable.storedName(), expiresAt));
+            cache.put(scope, key, new CompletedRecord(fingerprint, arguments, replayable.storedName(), null, expiresAt));
             listener.completed(scope, key);
           } else {
             listener.leaseLost(scope, key);
@@ -271,7 +271,7 @@ final class ClaimExecutor {
       listener.leaseLost(scope, key);
       throw new IdempotencyLeaseLostException(scope, key);
     }
-    cache.put(scope, key, new CompletedRecord(fingerprint, json, null, expiresAt));
+    cache.put(scope, key, new CompletedRecord(fingerprint, json, null, spec.resultShape(), expiresAt));
     listener.completed(scope, key);
     tx.runAfterCommit();
     return value;

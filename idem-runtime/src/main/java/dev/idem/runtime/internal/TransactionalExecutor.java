@@ -208,10 +208,10 @@ final class TransactionalExecutor {
         throw new IdempotencyKeyReusedException(scope, key);
       } else if (RecordStatements.COMPLETED.equals(stored.state())) {
         attempt.completed = new CompletedRecord(stored.fingerprint(), stored.result(), stored.errorType(),
-            stored.expiresAt());
+            null, stored.expiresAt());
         listener.replayed(scope, key);
         try {
-          return results.replay(spec, attempt.completed);
+          return results.replay(spec, key, attempt.completed);
         } catch (IdempotencyException e) {
           throw e;
         } catch (Throwable storedFailure) {
@@ -238,7 +238,7 @@ final class TransactionalExecutor {
       connection.rollback(beforeBody);
       records.storeResult(connection, scope, key, arguments, replayable.storedName());
       attempt.executed = true;
-      attempt.completed = new CompletedRecord(fingerprint, arguments, replayable.storedName(), expiresAt);
+      attempt.completed = new CompletedRecord(fingerprint, arguments, replayable.storedName(), null, expiresAt);
       return new Rethrow(t);
     }
     String json = spec.resultType().isVoid() ? null : results.write(spec, value);
@@ -246,7 +246,7 @@ final class TransactionalExecutor {
       records.storeResult(connection, scope, key, json, null);
     }
     attempt.executed = true;
-    attempt.completed = new CompletedRecord(fingerprint, json, null, expiresAt);
+    attempt.completed = new CompletedRecord(fingerprint, json, null, spec.resultShape(), expiresAt);
     return value;
   }
 
