@@ -194,11 +194,10 @@ public final class IdemRuntime {
     /**
      * The largest result a command may store, in characters of JSON (a stored business failure's arguments count
      * too); default 1 MiB (1,048,576). A larger result fails with {@link IdempotencyResultTooLargeException} before
-     * anything commits (the command's transaction rolls back; a {@code CLAIM} claim is released), instead of being
-     * stored and then never replaying. Whatever is stored within this limit is readable: the runtime raises
-     * Jackson's read limits to match. The database must accept it too: on MariaDB a result takes up to 3 bytes (UTF-8) per
-     * character, and {@code max_allowed_packet} (the server operator's setting, 16 MiB by default on MariaDB 10.6+)
-     * must exceed that.
+     * its record is completed (a transactional command's transaction rolls back), instead of being stored and then
+     * never replaying. Whatever is stored within this limit is readable: the runtime raises Jackson's read limits to
+     * match. The database must accept it too: on MariaDB and MySQL a result takes up to 3 bytes (UTF-8) per
+     * character, and {@code max_allowed_packet} (the server operator's setting, 16 MiB by default) must exceed that.
      *
      * @param maxChars a positive number of characters
      * @return this builder

@@ -2,9 +2,10 @@ package dev.idem.runtime;
 
 /**
  * A stored result cannot be replayed as what the command returns now: it was written with another result shape
- * (the result type changed between deploys: a renamed field, a new component, another type), or it is broken (a
- * completed record without its result). Nothing ran and nothing changed; idem never replays a defaulted object in
- * its place. Let the record expire, delete it, or restore the result type it was written with.
+ * (the result type changed between deploys: a renamed field, a new component, another type), or its JSON does not
+ * read as the result type (a property the type no longer has, a constructor property missing, a subtype not
+ * permitted). Nothing ran and nothing changed; idem never replays a defaulted object in its place. Let the record
+ * expire, delete it, or restore the result type it was written with.
  */
 public class IdempotencyResultShapeException extends IdempotencyException {
 

@@ -236,7 +236,8 @@ final class ClaimExecutor {
         } else {
           long expiresAt = clock.millis() + spec.retentionMillis();
           if (complete(connection, spec, key, token, arguments, replayable.storedName(), expiresAt)) {
-            cache.put(scope, key, new CompletedRecord(fingerprint, arguments, replayable.storedName(), null, expiresAt));
+            cache.put(scope, key,
+                new CompletedRecord(fingerprint, arguments, replayable.storedName(), null, expiresAt));
             listener.completed(scope, key);
           } else {
             listener.leaseLost(scope, key);

@@ -1,5 +1,6 @@
 package dev.idem.runtime.internal;
 
+import dev.idem.runtime.IdempotencyBrokenRecordException;
 import dev.idem.runtime.IdempotencyException;
 import dev.idem.runtime.IdempotencyResultShapeException;
 import dev.idem.runtime.IdempotencyResultTooLargeException;
@@ -88,9 +89,9 @@ final class ResultCodec {
 
   Object read(CommandSpec<?> spec, String key, String json) {
     if (json == null) {
-      throw new IdempotencyResultShapeException(spec.scope(), key, "its record is completed but holds no result "
+      throw new IdempotencyBrokenRecordException(spec.scope(), key, "it is completed but holds no result "
           + "(SQL NULL), although the command returns " + spec.resultType().type().getTypeName()
-          + " (a null result is stored as JSON null); the record is broken");
+          + " (a null result is stored as JSON null)");
     }
     Object value;
     try {

@@ -8,7 +8,7 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import dev.idem.Mode;
 import dev.idem.runtime.IdemRuntime;
-import dev.idem.runtime.IdempotencyResultShapeException;
+import dev.idem.runtime.IdempotencyBrokenRecordException;
 import dev.idem.runtime.IdempotencyResultTooLargeException;
 import dev.idem.runtime.IdempotencyScopeConflictException;
 import dev.idem.testsupport.DatabaseContract;
@@ -251,7 +251,7 @@ abstract class FidelityContractTest extends DatabaseContract {
         () -> idem.execute(PAY, new Object[] {"broken-1"}, new Object[0], () -> new Receipt("again", 2)),
         () -> idem.execute(COUNT, new Object[] {"broken-2"}, new Object[0], () -> 8),
         () -> idem.execute(CLAIM_TEXT, new Object[] {"broken-3"}, new Object[0], () -> "again"))) {
-      IdempotencyResultShapeException e = assertThrows(IdempotencyResultShapeException.class, replay::run);
+      IdempotencyBrokenRecordException e = assertThrows(IdempotencyBrokenRecordException.class, replay::run);
       assertTrue(e.getMessage().contains("SQL NULL") && e.getMessage().contains("key 'broken-"), e.getMessage());
     }
     assertEquals(3, records());

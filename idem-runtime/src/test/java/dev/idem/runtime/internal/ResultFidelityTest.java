@@ -6,6 +6,7 @@ import static org.junit.jupiter.api.Assertions.assertNull;
 import static org.junit.jupiter.api.Assertions.assertThrows;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
+import dev.idem.runtime.IdempotencyBrokenRecordException;
 import dev.idem.runtime.IdempotencyResultShapeException;
 import dev.idem.runtime.IdempotencyResultTooLargeException;
 import java.math.BigDecimal;
@@ -267,7 +268,7 @@ class ResultFidelityTest {
     assertEquals("null", codec.write(receipt, null));
     assertNull(roundTrip(receipt, null));
     for (CommandSpec<?> spec : List.of(receipt, spec(ResultType.of(int.class)), spec(ResultType.of(String.class)))) {
-      IdempotencyResultShapeException e = assertThrows(IdempotencyResultShapeException.class,
+      IdempotencyBrokenRecordException e = assertThrows(IdempotencyBrokenRecordException.class,
           () -> codec.replay(spec, "k-1", new CompletedRecord("fp", null, null, spec.resultShape(), 0)));
       assertTrue(e.getMessage().contains("SQL NULL"), e.getMessage());
     }
