@@ -206,7 +206,7 @@ final class TransactionalExecutor {
       } else if (!stored.fingerprint().equals(fingerprint)) {
         listener.keyReused(scope, key);
         throw new IdempotencyKeyReusedException(scope, key);
-      } else if (RecordStatements.COMPLETED.equals(stored.state())) {
+      } else if (SqlDialect.COMPLETED.equals(stored.state())) {
         attempt.completed = new CompletedRecord(stored.fingerprint(), stored.result(), stored.errorType(),
             null, stored.expiresAt());
         listener.replayed(scope, key);
