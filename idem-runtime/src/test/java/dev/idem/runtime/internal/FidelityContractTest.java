@@ -9,6 +9,7 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 import dev.idem.Mode;
 import dev.idem.runtime.IdemRuntime;
 import dev.idem.runtime.IdempotencyBrokenRecordException;
+import dev.idem.runtime.IdempotencyResultShapeException;
 import dev.idem.runtime.IdempotencyResultTooLargeException;
 import dev.idem.runtime.IdempotencyScopeConflictException;
 import dev.idem.testsupport.DatabaseContract;
@@ -43,7 +44,11 @@ abstract class FidelityContractTest extends DatabaseContract {
   private static final CommandSpec<String> CLAIM_TEXT = CommandSpec.builder("Fidelity.claimText",
       ResultType.of(String.class)).mode(Mode.CLAIM).keyParts("id").build();
 
+  private static final CommandSpec<Void> NOTE = CommandSpec.builder("Fidelity.note", ResultType.VOID)
+      .keyParts("id").build();
+
   private static final int MAX_RESULT = 100;
+  private static final AtomicInteger DDL_TABLES = new AtomicInteger();
 
   private IdemRuntime runtime;
   private IdemEngine idem;
@@ -83,8 +88,13 @@ abstract class FidelityContractTest extends DatabaseContract {
   }
 
   private String storedResult(String key) {
+    return stored("result", key);
+  }
+
+  private String stored(String column, String key) {
     try (Connection connection = database.dataSource().getConnection();
-        PreparedStatement select = connection.prepareStatement("SELECT result FROM idem_record WHERE idem_key = ?")) {
+        PreparedStatement select = connection.prepareStatement(
+            "SELECT " + column + " FROM idem_record WHERE idem_key = ?")) {
       select.setString(1, key);
       try (ResultSet rs = select.executeQuery()) {
         assertTrue(rs.next(), "no record of " + key);
@@ -255,5 +265,112 @@ abstract class FidelityContractTest extends DatabaseContract {
       assertTrue(e.getMessage().contains("SQL NULL") && e.getMessage().contains("key 'broken-"), e.getMessage());
     }
     assertEquals(3, records());
+  }
+
+  // ---- implicit commits
+
+  /** DDL, which commits the transaction implicitly on MariaDB and H2 (PostgreSQL's DDL is transactional). */
+  private void createTable() throws SQLException {
+    try (Statement ddl = runtime.currentConnection().createStatement()) {
+      ddl.execute("CREATE TABLE ddl_probe_" + DDL_TABLES.incrementAndGet() + " (id INT)");
+    }
+  }
+
+  private boolean commitsImplicitly() {
+    return SqlDialect.of(idem.dialect()).commitsImplicitly();
+  }
+
+  @Test
+  void aBodyThatCommitsEarlyAndFailsLeavesABrokenRecordNotACompletedOne() {
+    for (CommandSpec<?> spec : List.of(PAY, NOTE)) {
+      String key = "ddl-" + spec.scope();
+      RuntimeException failure = assertThrows(RuntimeException.class,
+          () -> idem.execute(spec, new Object[] {key}, new Object[0], () -> {
+            insertPayment(key);
+            createTable();
+            throw new IllegalStateException("failed after the DDL");
+          }));
+      assertEquals("failed after the DDL", failure.getMessage());
+      AtomicInteger retries = new AtomicInteger();
+      if (commitsImplicitly()) {
+        // The DDL committed the claim and the first insert; the claim stays PENDING, never COMPLETED.
+        assertEquals("PENDING", stored("state", key));
+        assertEquals(1, count("SELECT COUNT(*) FROM payments WHERE id = '" + key + "'"));
+        IdempotencyBrokenRecordException e = assertThrows(IdempotencyBrokenRecordException.class,
+            () -> idem.execute(spec, new Object[] {key}, new Object[0], () -> {
+              retries.incrementAndGet();
+              return null;
+            }));
+        assertTrue(e.getMessage().contains("committed before its command finished"), e.getMessage());
+        assertEquals(0, retries.get(), "a half-done command is not run again");
+      } else {
+        assertEquals(0, records());
+        assertEquals(0, payments());
+      }
+    }
+  }
+
+  @Test
+  void aBodyThatCommitsEarlyAndSucceedsIsStillRecordedWithItsResult() {
+    Receipt receipt = idem.execute(PAY, new Object[] {"ddl-ok"}, new Object[0], () -> {
+      insertPayment("ddl-ok");
+      createTable();
+      return new Receipt("ddl-ok", 3);
+    });
+    idem.execute(NOTE, new Object[] {"ddl-ok-void"}, new Object[0], () -> {
+      createTable();
+      return null;
+    });
+    assertEquals("COMPLETED", stored("state", "ddl-ok"));
+    assertEquals("COMPLETED", stored("state", "ddl-ok-void"));
+    runtime.clearResultCache();
+    assertEquals(receipt, idem.execute(PAY, new Object[] {"ddl-ok"}, new Object[0], () -> new Receipt("again", 4)));
+  }
+
+  @Test
+  void aRecordThatChangedUnderTheBodyIsNotCompletedBlindly() {
+    IdempotencyBrokenRecordException e = assertThrows(IdempotencyBrokenRecordException.class,
+        () -> idem.execute(PAY, new Object[] {"gone"}, new Object[0], () -> {
+          try (Statement delete = runtime.currentConnection().createStatement()) {
+            delete.executeUpdate("DELETE FROM idem_record WHERE idem_key = 'gone'");
+          }
+          insertPayment("gone");
+          return new Receipt("gone", 1);
+        }));
+    assertTrue(e.getMessage().contains("no longer PENDING"), e.getMessage());
+    assertEquals(0, records());
+    assertEquals(0, payments(), "rolled back with the record it could not complete");
+  }
+
+  // ---- result shapes
+
+  @Test
+  void eachRecordStoresItsResultShapeAndAnotherShapeIsRefusedOnReplay() {
+    CommandSpec<Receipt> v1 = CommandSpec.builder("Fidelity.shaped", ResultType.of(Receipt.class))
+        .keyParts("id").resultShape("0123456789abcdef").build();
+    idem.execute(v1, new Object[] {"shape-1"}, new Object[0], () -> new Receipt("p", 1));
+    assertEquals("0123456789abcdef", stored("result_shape", "shape-1"));
+    idem.execute(CLAIM_TEXT, new Object[] {"shape-2"}, new Object[0], () -> "t");
+    assertEquals(CLAIM_TEXT.resultShape(), stored("result_shape", "shape-2"));
+    idem.execute(NOTE, new Object[] {"shape-3"}, new Object[0], () -> null);
+    assertNull(stored("result_shape", "shape-3"), "void commands have no result shape");
+
+    // The next deploy: the result type changed shape; a new runtime (the old one would refuse the second spec).
+    CommandSpec<Receipt> v2 = CommandSpec.builder("Fidelity.shaped", ResultType.of(Receipt.class))
+        .keyParts("id").resultShape("fedcba9876543210").build();
+    IdemRuntime next = IdemRuntime.builder().dataSource(counting).clock(clock).build();
+    AtomicInteger calls = new AtomicInteger();
+    IdempotencyResultShapeException e = assertThrows(IdempotencyResultShapeException.class,
+        () -> IdemEngine.of(next).execute(v2, new Object[] {"shape-1"}, new Object[0], () -> {
+          calls.incrementAndGet();
+          return new Receipt("again", 2);
+        }));
+    assertTrue(e.getMessage().contains("Fidelity.shaped key 'shape-1'") && e.getMessage().contains("0123456789abcdef")
+        && e.getMessage().contains("fedcba9876543210"), e.getMessage());
+    assertEquals(0, calls.get());
+    // A record written before the column existed (NULL) replays as it is.
+    database.execute("UPDATE idem_record SET result_shape = NULL WHERE idem_key = 'shape-1'");
+    assertEquals(new Receipt("p", 1),
+        IdemEngine.of(next).execute(v2, new Object[] {"shape-1"}, new Object[0], () -> new Receipt("again", 2)));
   }
 }
