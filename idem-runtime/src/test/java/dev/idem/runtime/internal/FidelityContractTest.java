@@ -47,7 +47,7 @@ abstract class FidelityContractTest extends DatabaseContract {
   private static final CommandSpec<Void> NOTE = CommandSpec.builder("Fidelity.note", ResultType.VOID)
       .keyParts("id").build();
 
-  private static final int MAX_RESULT = 100;
+  private static final int MAX_RESULT = 300;
   private static final AtomicInteger DDL_TABLES = new AtomicInteger();
 
   private IdemRuntime runtime;
@@ -372,5 +372,44 @@ abstract class FidelityContractTest extends DatabaseContract {
     database.execute("UPDATE idem_record SET result_shape = NULL WHERE idem_key = 'shape-1'");
     assertEquals(new Receipt("p", 1),
         IdemEngine.of(next).execute(v2, new Object[] {"shape-1"}, new Object[0], () -> new Receipt("again", 2)));
+  }
+
+  // ---- equal retries, exact replays, through the table
+
+  sealed interface Outcome permits Accepted, Declined {}
+
+  record Accepted(String paymentId, java.math.BigDecimal amount) implements Outcome {}
+
+  record Declined(String reason) implements Outcome {}
+
+  record Order(String customer, java.util.Set<String> items, java.math.BigDecimal total) {}
+
+  private static final CommandSpec<List<Outcome>> DECIDE = CommandSpec.builder("Fidelity.decide",
+          new ResultType<List<Outcome>>() {}.withSubtypes(Outcome.class, Accepted.class, Declined.class))
+      .keyParts("id").payload("order").build();
+
+  @Test
+  void anEqualRetryIsRecognizedAndReplaysTheExactSubtypes() {
+    AtomicInteger calls = new AtomicInteger();
+    Order first = new Order("c-1", new java.util.LinkedHashSet<>(List.of("b", "a")), new java.math.BigDecimal("12.50"));
+    List<Outcome> outcome = idem.execute(DECIDE, new Object[] {"eq-1"}, new Object[] {first}, () -> {
+      calls.incrementAndGet();
+      return List.of(new Accepted("p-1", new java.math.BigDecimal("12.50")), new Declined("limit"));
+    });
+    runtime.clearResultCache();
+    // Another set order and another scale of the same amount: the same payload.
+    Order retry = new Order("c-1", java.util.Set.of("a", "b"), new java.math.BigDecimal("12.5"));
+    List<Outcome> replayed = idem.execute(DECIDE, new Object[] {"eq-1"}, new Object[] {retry}, () -> {
+      calls.incrementAndGet();
+      return List.of();
+    });
+    assertEquals(1, calls.get());
+    assertEquals(outcome, replayed);
+    assertEquals(Accepted.class, replayed.get(0).getClass());
+    assertEquals(Declined.class, replayed.get(1).getClass());
+    // A really different payload is still rejected.
+    Order other = new Order("c-1", java.util.Set.of("a", "b"), new java.math.BigDecimal("12.51"));
+    assertThrows(dev.idem.runtime.IdempotencyKeyReusedException.class,
+        () -> idem.execute(DECIDE, new Object[] {"eq-1"}, new Object[] {other}, () -> List.of()));
   }
 }
