@@ -12,7 +12,7 @@ import dev.idem.runtime.IdempotencyBrokenRecordException;
 import dev.idem.runtime.IdempotencyResultShapeException;
 import dev.idem.runtime.IdempotencyResultTooLargeException;
 import dev.idem.runtime.IdempotencyScopeConflictException;
-import dev.idem.testsupport.DatabaseContract;
+import dev.idem.testing.DatabaseContract;
 import java.sql.Connection;
 import java.sql.PreparedStatement;
 import java.sql.ResultSet;
