@@ -39,6 +39,7 @@ public final class IdemProcessor extends AbstractProcessor {
   private final Consumer<TypeElement> beforeValidation;
   private ServiceValidator validator;
   private TypeResolution resolution;
+  private RuntimeCheck runtime;
   private ServiceWriter writer;
   private StateDiagramWriter diagrams;
 
@@ -54,6 +55,7 @@ public final class IdemProcessor extends AbstractProcessor {
   public synchronized void init(ProcessingEnvironment env) {
     super.init(env);
     resolution = new TypeResolution(env);
+    runtime = new RuntimeCheck(env);
     validator = new ServiceValidator(env, new ScopeRegistry());
     writer = new ServiceWriter(env.getFiler(), env.getMessager(), env.getTypeUtils());
     diagrams = new StateDiagramWriter(env.getFiler(), env.getMessager());
@@ -125,6 +127,12 @@ public final class IdemProcessor extends AbstractProcessor {
     }
     processed.add(name);
     ValidationReport report = new ValidationReport();
+    // Without the right runtime nothing can be generated; that is the one thing to fix first (a missing runtime
+    // also leaves its own types, such as TransitionResult, unresolved).
+    if (!runtime.check(service, report)) {
+      report.printTo(processingEnv.getMessager());
+      return;
+    }
     if (unresolved.isPresent()) {
       TypeResolution.Unresolved missing = unresolved.get();
       report.report(Message.TYPE_NEVER_GENERATED, missing.element(), missing.annotation(), missing.value(),

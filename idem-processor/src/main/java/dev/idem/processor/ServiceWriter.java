@@ -111,7 +111,7 @@ final class ServiceWriter extends SourceFileGenerator<ServiceModel> {
     }
     type.addField(IDEM_ENGINE, ENGINE, Modifier.PRIVATE, Modifier.FINAL);
     constructor.addParameter(IDEM_RUNTIME, RUNTIME)
-        .addStatement("this.$N = $T.of($N)", ENGINE, IDEM_ENGINE, RUNTIME);
+        .addStatement("this.$N = $T.of($N, $S)", ENGINE, IDEM_ENGINE, RUNTIME, ProcessorVersion.VERSION);
     type.addMethod(constructor.build());
     type.addMethods(methods);
     return type;

@@ -96,7 +96,11 @@ class PositiveCompilationTest {
     assertThat(compilation).succeeded();
     for (JavaFileObject file : compilation.generatedSourceFiles()) {
       assertWithMessage(file.getName()).that(contentOf(file))
-          .contains("\n@Generated(\"dev.idem.processor.IdemProcessor\")\npublic final class ");
+          .contains("\n@Generated(\n    value = \"dev.idem.processor.IdemProcessor\",\n    comments = \"idem "
+              + ProcessorVersion.VERSION + "\"\n)\npublic final class ");
+      // The constructor hands the same version to the runtime, which refuses any other.
+      assertWithMessage(file.getName()).that(contentOf(file))
+          .contains("IdemEngine.of(runtime, \"" + ProcessorVersion.VERSION + "\");");
       assertWithMessage(file.getName()).that(contentOf(file)).contains("import javax.annotation.processing.Generated;");
     }
   }

@@ -22,7 +22,10 @@ import javax.annotation.processing.Generated;
  * <p>Each {@code @IdempotentCommand} method runs once per key and replays its first result to every retry;
  * the other methods are forwarded to the delegate unchanged. Do not edit: changes are lost on the next build.
  */
-@Generated("dev.idem.processor.IdemProcessor")
+@Generated(
+    value = "dev.idem.processor.IdemProcessor",
+    comments = "idem ${idem.version}"
+)
 public final class OrderService_Idempotent implements OrderService {
   private static final CommandSpec<Receipt> PLACE_ORDER =
       CommandSpec.builder("OrderService.placeOrder", ResultType.of(Receipt.class))
@@ -126,7 +129,7 @@ public final class OrderService_Idempotent implements OrderService {
 
   public OrderService_Idempotent(OrderService delegate, IdemRuntime runtime) {
     this.delegate = Objects.requireNonNull(delegate, "delegate");
-    this.idem = IdemEngine.of(runtime);
+    this.idem = IdemEngine.of(runtime, "${idem.version}");
   }
 
   @Override

@@ -3,6 +3,7 @@ package dev.idem.runtime.internal;
 import com.fasterxml.jackson.databind.ObjectMapper;
 import dev.idem.Mode;
 import dev.idem.runtime.Dialect;
+import dev.idem.runtime.GeneratedCodeVersionException;
 import dev.idem.runtime.IdemRuntime;
 import dev.idem.runtime.IdempotencyException;
 import dev.idem.runtime.IdempotencyKeyReusedException;
@@ -25,7 +26,8 @@ import javax.sql.DataSource;
  * {@link BatchExecutor}) shares one {@link TransactionManager}, so that commands, batches and transactions on one
  * thread join each other. {@link IdemRuntime} is the application's face of the same engine.
  *
- * <p>Generated classes get theirs with {@link #of(IdemRuntime)} in their constructor.
+ * <p>Generated classes get theirs with {@link #of(IdemRuntime, String)} in their constructor, passing the idem
+ * version that generated them.
  */
 @IdemInternal
 public final class IdemEngine {
@@ -106,15 +108,37 @@ public final class IdemEngine {
   }
 
   /**
-   * The engine of {@code runtime}, for a generated class's constructor.
+   * The engine of {@code runtime}, for a generated class's constructor, which passes the idem version that
+   * generated it: the internal API is compatible only within one idem version.
    *
    * @param runtime the application's runtime
+   * @param generatedBy the idem version of the processor that generated the calling class
    * @return its engine
+   * @throws GeneratedCodeVersionException if {@code generatedBy} is not this runtime's version
    */
-  public static IdemEngine of(IdemRuntime runtime) {
+  public static IdemEngine of(IdemRuntime runtime, String generatedBy) {
+    Objects.requireNonNull(generatedBy, "generatedBy");
+    if (!generatedBy.equals(IdemVersion.VERSION)) {
+      throw new GeneratedCodeVersionException(caller(), generatedBy, IdemVersion.VERSION);
+    }
+    return of(runtime);
+  }
+
+  /** The engine of {@code runtime}, for this package's own tests, which are of this version by construction. */
+  static IdemEngine of(IdemRuntime runtime) {
     Objects.requireNonNull(runtime, "runtime");
     // An IdemRuntime instance exists, so its class initializer has registered the accessor.
     return engines.apply(runtime);
+  }
+
+  /** The class that called {@link #of(IdemRuntime, String)}: the generated class to re-generate. */
+  private static String caller() {
+    // Only on the way to an exception, never on a command's path.
+    return StackWalker.getInstance().walk(frames -> frames
+        .map(StackWalker.StackFrame::getClassName)
+        .filter(name -> !name.equals(IdemEngine.class.getName()))
+        .findFirst()
+        .orElse("The generated class"));
   }
 
   /** @return the dialect in use */
