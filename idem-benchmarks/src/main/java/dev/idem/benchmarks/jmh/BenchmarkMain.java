@@ -39,6 +39,7 @@ import org.openjdk.jmh.runner.options.TimeValue;
  *   <li>{@code bench.databases}: which of H2, PostgreSQL, MariaDB (unreachable servers are left out, noted);
  *   <li>{@code bench.operations}: a subset of the {@link IdemBenchmarks} method names, for development;
  *   <li>{@code bench.report}: where to write the report.
+ *   <li>{@code bench.consumerReport}: a Markdown section written by the consumer benchmark earlier, included.
  * </ul>
  */
 public final class BenchmarkMain {
@@ -81,9 +82,12 @@ public final class BenchmarkMain {
     }
 
     progress("Compile-time benchmark");
-    CompileBenchmark.Result compile = quick
-        ? CompileBenchmark.run(200, 5, 1, 2)
-        : CompileBenchmark.run(200, 5, 2, 6);
+    List<CompileBenchmark.Result> compiles = new ArrayList<>();
+    for (boolean genericResults : new boolean[] {false, true}) {
+      compiles.add(quick
+          ? CompileBenchmark.run(200, 5, genericResults, 1, 2)
+          : CompileBenchmark.run(200, 5, genericResults, 2, 6));
+    }
     load.add("after compiling " + MachineInfo.loadAverage());
 
     JmhSettings settings = quick
@@ -104,7 +108,7 @@ public final class BenchmarkMain {
     String command = COMMAND + (quick ? " -Dbench.quick=true" : "");
     List<String> missing = missing(databases, figures);
     String markdown = MarkdownReport.render(new ReportInput(command, quick, gitCommit(), started, took, load,
-        descriptions, skipped, settings, figures, counts, compile, missing));
+        descriptions, skipped, settings, figures, counts, compiles, consumerSection(), missing));
     Files.createDirectories(report.getParent());
     Files.writeString(report, markdown);
     System.out.println(markdown);
@@ -113,6 +117,15 @@ public final class BenchmarkMain {
       System.err.println("*** Benchmarks failed (see their stack traces above): " + missing);
       System.exit(1);
     }
+  }
+
+  /** What the consumer benchmark wrote, when it ran before this (its file is {@code bench.consumerReport}). */
+  private static String consumerSection() throws IOException {
+    String file = System.getProperty("bench.consumerReport", "");
+    if (file.isEmpty() || !Files.exists(Path.of(file))) {
+      return null;
+    }
+    return Files.readString(Path.of(file));
   }
 
   private static final long START = System.nanoTime();
