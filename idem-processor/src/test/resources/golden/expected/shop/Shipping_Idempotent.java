@@ -5,6 +5,7 @@ import dev.idem.runtime.IdemRuntime;
 import dev.idem.runtime.TransitionResult;
 import dev.idem.runtime.internal.IdemEngine;
 import dev.idem.runtime.internal.TransitionSpec;
+import jakarta.inject.Inject;
 import java.sql.PreparedStatement;
 import java.sql.ResultSet;
 import javax.annotation.processing.Generated;
@@ -39,6 +40,8 @@ public final class Shipping_Idempotent implements Shipping {
 
   private final IdemEngine idem;
 
+  @Inject
+  @javax.inject.Inject
   public Shipping_Idempotent(IdemRuntime runtime) {
     this.idem = IdemEngine.of(runtime, "${idem.version}");
   }
