@@ -1,6 +1,6 @@
 package dev.idem.di;
 
-import dev.idem.testsupport.TestDatabase;
+import dev.idem.testing.TestDatabase;
 
 class MariaDbContainersTest extends ContainersContractTest {
   @Override

@@ -1,5 +1,6 @@
 package dev.idem.benchmarks.jmh;
 
+import dev.idem.testing.TestDatabase;
 import dev.idem.benchmarks.compile.CompileBenchmark;
 import dev.idem.benchmarks.report.Figure;
 import dev.idem.benchmarks.report.MachineInfo;
@@ -60,11 +61,11 @@ public final class BenchmarkMain {
     List<String> load = new ArrayList<>();
     load.add("start " + MachineInfo.loadAverage());
 
-    List<Database> databases = new ArrayList<>();
+    List<TestDatabase> databases = new ArrayList<>();
     List<String> skipped = new ArrayList<>();
     for (String name : System.getProperty("bench.databases", "H2,PostgreSQL,MariaDB").split(",")) {
-      Database database = Database.of(name);
-      String reason = BenchDatabase.unreachableReason(database);
+      TestDatabase database = TestDatabase.of(name);
+      String reason = database.unreachableReason();
       if (reason == null) {
         databases.add(database);
       } else {
@@ -75,7 +76,7 @@ public final class BenchmarkMain {
 
     List<DatabaseDescription> descriptions = new ArrayList<>();
     Map<String, Map<Operation, StatementCounter.PerCall>> counts = new LinkedHashMap<>();
-    for (Database database : databases) {
+    for (TestDatabase database : databases) {
       descriptions.add(describe(database));
       progress("Counting JDBC calls on " + database.displayName());
       counts.put(database.displayName(), StatementCounter.count(database));
@@ -135,13 +136,13 @@ public final class BenchmarkMain {
   }
 
   /** The runs that produced no figure: a benchmark that threw. */
-  private static List<String> missing(List<Database> databases, List<Figure> figures) {
+  private static List<String> missing(List<TestDatabase> databases, List<Figure> figures) {
     List<String> operations = System.getProperty("bench.operations", "").isBlank()
         ? Arrays.stream(Operation.values()).map(Operation::method).toList()
         : List.of(System.getProperty("bench.operations").strip().split(","));
     List<String> missing = new ArrayList<>();
     for (int threads : THREADS) {
-      for (Database database : databases) {
+      for (TestDatabase database : databases) {
         for (String operation : operations) {
           boolean found = figures.stream().anyMatch(f -> f.operation().equals(operation.strip())
               && f.database().equals(database.displayName()) && f.threads() == threads);
@@ -154,14 +155,14 @@ public final class BenchmarkMain {
     return missing;
   }
 
-  private static List<Figure> runJmh(JmhSettings settings, List<Database> databases, int threads, boolean quick)
+  private static List<Figure> runJmh(JmhSettings settings, List<TestDatabase> databases, int threads, boolean quick)
       throws RunnerException {
     String operations = System.getProperty("bench.operations", "").isBlank()
         ? Arrays.stream(Operation.values()).map(Operation::method).collect(Collectors.joining(","))
         : System.getProperty("bench.operations").strip();
     ChainedOptionsBuilder options = new OptionsBuilder()
         .include(IdemBenchmarks.class.getName() + "\\.(" + operations.replace(',', '|') + ")$")
-        .param("database", databases.stream().map(Database::displayName).toArray(String[]::new))
+        .param("database", databases.stream().map(TestDatabase::displayName).toArray(String[]::new))
         .forks(settings.forks())
         .threads(threads)
         .warmupIterations(settings.warmupIterations())
@@ -185,7 +186,7 @@ public final class BenchmarkMain {
   }
 
   /** The version and the settings that decide what a commit costs. */
-  private static DatabaseDescription describe(Database database) throws SQLException {
+  private static DatabaseDescription describe(TestDatabase database) throws SQLException {
     try (BenchDatabase db = BenchDatabase.open(database);
         Connection connection = db.dataSource().getConnection();
         Statement statement = connection.createStatement()) {
