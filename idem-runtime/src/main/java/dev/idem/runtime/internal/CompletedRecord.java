@@ -8,9 +8,11 @@ package dev.idem.runtime.internal;
  * @param fingerprint the payload's fingerprint
  * @param result the result (or, with {@code errorType}, the failure's constructor arguments) as JSON; null for void
  * @param errorType the stored business failure's class name, or null for a result
+ * @param resultShape the result shape the record was written with; null for records written before shapes were
+ *     stored
  * @param expiresAt epoch millis after which the key may run anew
  */
-record CompletedRecord(String fingerprint, String result, String errorType, long expiresAt) {
+record CompletedRecord(String fingerprint, String result, String errorType, String resultShape, long expiresAt) {
 
   boolean isExpiredAt(long now) {
     return expiresAt <= now;
