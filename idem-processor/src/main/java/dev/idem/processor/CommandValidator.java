@@ -102,9 +102,14 @@ final class CommandValidator {
     valid &= scope != null;
 
     TypeMirror returnType = type.getReturnType();
-    String notStorable = whyNotStorable(returnType);
+    TypeMirror storedType = returnType;
+    if (CommandMethod.isResultWrapper(returnType)) {
+      storedType = wrappedResult(method, (DeclaredType) returnType, report);
+      valid &= storedType != null;
+    }
+    String notStorable = storedType == null ? null : whyNotStorable(storedType);
     if (notStorable != null) {
-      report.report(Message.RETURN_TYPE_NOT_STORABLE, method, method.getSimpleName(), returnType, notStorable);
+      report.report(Message.RETURN_TYPE_NOT_STORABLE, method, method.getSimpleName(), storedType, notStorable);
       valid = false;
     }
 
@@ -147,6 +152,21 @@ final class CommandValidator {
       return Optional.empty();
     }
     return model;
+  }
+
+  /** The {@code T} of a returned {@code IdempotentResult<T>}, or null (reported) if it is not a concrete type. */
+  private static TypeMirror wrappedResult(ExecutableElement method, DeclaredType wrapper, ValidationReport report) {
+    if (wrapper.getTypeArguments().isEmpty()) {
+      report.report(Message.RESULT_WRAPPER_RAW, method, method.getSimpleName());
+      return null;
+    }
+    TypeMirror wrapped = wrapper.getTypeArguments().get(0);
+    boolean concrete = wrapped.getKind() == TypeKind.DECLARED || wrapped.getKind() == TypeKind.ARRAY;
+    if (!concrete || CommandMethod.isResultWrapper(wrapped)) {
+      report.report(Message.RESULT_WRAPPER_ARGUMENT, method, method.getSimpleName(), wrapper);
+      return null;
+    }
+    return wrapped;
   }
 
   private static String enumConstant(AnnotationMirror command, String member) {

@@ -127,9 +127,9 @@ final class ServiceGenerator extends SourceFileGenerator<ServiceModel> {
   }
 
   private FieldSpec commandSpec(CommandMethod command, String name) {
-    TypeName resultType = resultTypeName(command.returnType());
+    TypeName resultType = resultTypeName(command.storedType());
     CodeBlock.Builder initializer = CodeBlock.builder()
-        .add("$Z$T.builder($S, $L)\n", COMMAND_SPEC, command.scope(), resultTypeToken(command.returnType()))
+        .add("$Z$T.builder($S, $L)\n", COMMAND_SPEC, command.scope(), resultTypeToken(command.storedType()))
         .indent().indent().indent().indent()
         .add(".retention($T.parse($S))\n", Duration.class, command.retention())
         .add(".keyParts($L)\n", command.keyParts().stream()
@@ -212,7 +212,9 @@ final class ServiceGenerator extends SourceFileGenerator<ServiceModel> {
         ? CodeBlock.of("() -> {\n$>$L;\nreturn null;\n$<}", call)
         : CodeBlock.of("() -> $L", call);
 
-    CodeBlock execute = CodeBlock.of("$N.execute($N,\nnew Object[] {$L},\n$L,\n$L)", runtime, specName,
+    // A method returning IdempotentResult<T> stores T and gets a wrapper with the replay signal on every call.
+    String executeMethod = command.returnsOutcome() ? "executeWithOutcome" : "execute";
+    CodeBlock execute = CodeBlock.of("$N.$N($N,\nnew Object[] {$L},\n$L,\n$L)", runtime, executeMethod, specName,
         CodeBlock.join(keyValues, ", "), payload, body);
     if (command.returnType().getKind() == TypeKind.VOID) {
       method.addStatement("$L", execute);

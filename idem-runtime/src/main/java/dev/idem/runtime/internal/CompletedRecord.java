@@ -8,9 +8,10 @@ package dev.idem.runtime.internal;
  * @param fingerprint the payload's fingerprint
  * @param result the result (or, with {@code errorType}, the failure's constructor arguments) as JSON; null for void
  * @param errorType the stored business failure's class name, or null for a result
+ * @param createdAt epoch millis when the key was claimed by the call whose outcome this is
  * @param expiresAt epoch millis after which the key may run anew
  */
-record CompletedRecord(String fingerprint, String result, String errorType, long expiresAt) {
+record CompletedRecord(String fingerprint, String result, String errorType, long createdAt, long expiresAt) {
 
   boolean isExpiredAt(long now) {
     return expiresAt <= now;

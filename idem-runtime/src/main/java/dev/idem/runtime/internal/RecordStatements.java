@@ -16,7 +16,8 @@ final class RecordStatements {
   static final String COMPLETED = "COMPLETED";
 
   /** A record as read after the claim found the key recorded. */
-  record Stored(String state, String fingerprint, String result, String errorType, long expiresAt) {}
+  record Stored(String state, String fingerprint, String result, String errorType, long createdAt,
+                long expiresAt) {}
 
   private final SqlDialect dialect;
   private final String claimSql;
@@ -56,7 +57,8 @@ final class RecordStatements {
         if (!rs.next()) {
           return null;
         }
-        return new Stored(rs.getString(1), rs.getString(2), rs.getString(3), rs.getString(4), rs.getLong(5));
+        return new Stored(rs.getString(1), rs.getString(2), rs.getString(3), rs.getString(4), rs.getLong(5),
+            rs.getLong(6));
       }
     }
   }

@@ -77,7 +77,7 @@ abstract class SqlDialect {
 
   /** SQL reading a record by scope and key, seeing the latest committed version. */
   String selectSql(String table) {
-    return "SELECT state, fingerprint, result, error_type, expires_at FROM " + table
+    return "SELECT state, fingerprint, result, error_type, created_at, expires_at FROM " + table
         + " WHERE scope = ? AND idem_key = ?";
   }
 

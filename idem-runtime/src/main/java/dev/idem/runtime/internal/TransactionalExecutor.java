@@ -48,14 +48,14 @@ final class TransactionalExecutor {
   }
 
   /** Joins the transaction in progress on this thread, if any, else runs in its own. */
-  <T> T execute(CommandSpec<T> spec, String key, String fingerprint, CommandBody<T> body) {
+  <T> Outcome<T> execute(CommandSpec<T> spec, String key, String fingerprint, CommandBody<T> body) {
     Transaction joined = transactions.current();
     return joined != null
         ? executeJoined(joined, spec, key, fingerprint, body)
         : executeInOwnTransactions(spec, key, fingerprint, body);
   }
 
-  private <T> T executeInOwnTransactions(
+  private <T> Outcome<T> executeInOwnTransactions(
       CommandSpec<T> spec, String key, String fingerprint, CommandBody<T> body) {
     SQLException lastTransientFailure = null;
     for (int attemptNumber = 1; attemptNumber <= Retries.MAX_ATTEMPTS; attemptNumber++) {
@@ -98,7 +98,7 @@ final class TransactionalExecutor {
         listener.completed(spec.scope(), key);
       }
       tx.runAfterCommit();
-      return resultOf(outcome);
+      return outcomeOf(outcome, attempt);
     }
     String message = "Could not claim or replay " + spec.scope() + " key '" + key + "' in "
         + Retries.MAX_ATTEMPTS + " attempts";
@@ -113,7 +113,7 @@ final class TransactionalExecutor {
    * writes and the claim are undone while the caller's transaction stays usable, so a caller that
    * catches the exception and commits cannot record a result that was never produced.
    */
-  private <T> T executeJoined(
+  private <T> Outcome<T> executeJoined(
       Transaction tx, CommandSpec<T> spec, String key, String fingerprint, CommandBody<T> body) {
     Connection connection = tx.connection;
     Savepoint savepoint;
@@ -157,7 +157,7 @@ final class TransactionalExecutor {
           }
         });
       }
-      return resultOf(outcome);
+      return outcomeOf(outcome, attempt);
     }
     Quietly.rollback(connection, savepoint);
     throw new IdempotencyException("Could not claim or replay " + spec.scope() + " key '" + key
@@ -168,6 +168,7 @@ final class TransactionalExecutor {
   private static final class Attempt {
     boolean bodyStarted;
     boolean executed;
+    boolean replayed;
     /** The record this attempt wrote or read, to cache once it is committed. */
     CompletedRecord completed;
   }
@@ -175,13 +176,15 @@ final class TransactionalExecutor {
   /** An attempt's outcome that is an exception to throw after the commit: a stored or replayed business failure. */
   private record Rethrow(Throwable failure) {}
 
-  private static <T> T resultOf(Object outcome) {
+  private static <T> Outcome<T> outcomeOf(Object outcome, Attempt attempt) {
     if (outcome instanceof Rethrow rethrow) {
       throw Sneaky.rethrow(rethrow.failure());
     }
     @SuppressWarnings("unchecked")
     T result = (T) outcome;
-    return result;
+    return attempt.replayed
+        ? Outcome.replayOf(result, attempt.completed)
+        : Outcome.executed(result, attempt.completed);
   }
 
   /**
@@ -208,7 +211,8 @@ final class TransactionalExecutor {
         throw new IdempotencyKeyReusedException(scope, key);
       } else if (RecordStatements.COMPLETED.equals(stored.state())) {
         attempt.completed = new CompletedRecord(stored.fingerprint(), stored.result(), stored.errorType(),
-            stored.expiresAt());
+            stored.createdAt(), stored.expiresAt());
+        attempt.replayed = true;
         listener.replayed(scope, key);
         try {
           return results.replay(spec, attempt.completed);
@@ -238,7 +242,7 @@ final class TransactionalExecutor {
       connection.rollback(beforeBody);
       records.storeResult(connection, scope, key, arguments, replayable.storedName());
       attempt.executed = true;
-      attempt.completed = new CompletedRecord(fingerprint, arguments, replayable.storedName(), expiresAt);
+      attempt.completed = new CompletedRecord(fingerprint, arguments, replayable.storedName(), now, expiresAt);
       return new Rethrow(t);
     }
     String json = spec.resultType().isVoid() ? null : results.write(spec, value);
@@ -246,7 +250,7 @@ final class TransactionalExecutor {
       records.storeResult(connection, scope, key, json, null);
     }
     attempt.executed = true;
-    attempt.completed = new CompletedRecord(fingerprint, json, null, expiresAt);
+    attempt.completed = new CompletedRecord(fingerprint, json, null, now, expiresAt);
     return value;
   }
 
