@@ -4,14 +4,19 @@ import com.zaxxer.hikari.HikariConfig;
 import com.zaxxer.hikari.HikariDataSource;
 import dev.idem.benchmarks.consumers.PaymentConsumers.Payment;
 import dev.idem.runtime.IdemRuntime;
+import java.io.IOException;
+import java.nio.file.Files;
+import java.nio.file.Path;
 import java.sql.Connection;
 import java.sql.DriverManager;
+import java.sql.PreparedStatement;
 import java.sql.ResultSet;
 import java.sql.SQLException;
 import java.sql.Statement;
 import java.util.ArrayList;
 import java.util.LinkedHashMap;
 import java.util.List;
+import java.util.Locale;
 import java.util.Map;
 import java.util.Random;
 import java.util.UUID;
@@ -21,56 +26,106 @@ import org.springframework.jdbc.datasource.DataSourceTransactionManager;
 import org.springframework.transaction.support.TransactionTemplate;
 
 /**
- * Consumes the same stream of messages (1% duplicates mixed in) on PostgreSQL with each dedup variant, one after
- * the other in one run, and prints messages per second and the ratio to Camel's per-message figure. Every variant
- * does the same business write, one INSERT per processed message, in the same transaction as its dedup record.
+ * Consumes the same stream of messages (1% duplicates mixed in) with each dedup variant, one after the other in one
+ * run, on PostgreSQL and on MariaDB, and prints messages per second with two ratios: to the database's own 100-row
+ * batch INSERT of the same business rows without any dedup (the ceiling), and to Camel's
+ * {@code JdbcMessageIdRepository} per message (a framework baseline). Every variant does the same business write,
+ * one row per processed message, in the same transaction as its dedup record.
+ *
+ * <p>Every baseline gets its best setup: batched inserts are rewritten into multi-row statements by the driver
+ * ({@code reWriteBatchedInserts} on PostgreSQL, {@code useBulkStmts} on MariaDB), and Camel's table has the unique
+ * key its lookup needs. Before each measured run the tables hold the warm-up's rows and are analyzed, so that the
+ * planner sees a non-empty table; the harness prints Camel's lookup plan and, on PostgreSQL, counts its sequential
+ * and index scans during the run, and the server's autovacuum setting.
  *
  * <p>{@code mvn -q -Pbench -pl idem-benchmarks -am verify -DskipTests}; system properties:
- * {@code idem.bench.messages} (distinct messages, default 200000), {@code idem.bench.variants} (only the variants
- * whose name contains it; their ratio is then to the first one run), {@code idem.bench.url}, {@code .user},
- * {@code .password} (default the local test database). Works in a schema of its own, dropped at the end.
+ * {@code idem.bench.messages} (distinct messages, default 200000), {@code idem.bench.databases} (default
+ * {@code PostgreSQL,MariaDB}), {@code idem.bench.variants} (only the variants whose name contains it),
+ * {@code idem.bench.consumerReport} (a Markdown file the results are also written to). Works in a schema (database)
+ * of its own, dropped at the end.
  */
 public final class ConsumerBenchmark {
 
   private static final int WARM_UP_MESSAGES = 5_000;
   private static final double DUPLICATE_RATE = 0.01;
   private static final String GROUP = "billing";
+  private static final String BASELINE = "baseline: plain 100-row batch INSERT, no dedup";
+  private static final String CAMEL = "Camel JdbcMessageIdRepository, per message";
+  private static final String CAMEL_LOOKUP =
+      "SELECT COUNT(*) FROM CAMEL_MESSAGEPROCESSED WHERE processorName = 'billing' AND messageId = 'm-1'";
 
   /** One way to consume a list of deliveries. */
   private interface Variant {
-    void consume(List<Payment> deliveries);
+    void consume(List<Payment> deliveries) throws SQLException;
+  }
+
+  /** A server to run on. */
+  private enum Server {
+    POSTGRESQL("PostgreSQL", "jdbc:postgresql://127.0.0.1:5432/test", "postgres", "reWriteBatchedInserts=true"),
+    MARIADB("MariaDB", "jdbc:mariadb://127.0.0.1:3306/test", "root", "useBulkStmts=true");
+
+    final String title;
+    final String adminUrl;
+    final String user;
+    final String batchOption;
+
+    Server(String title, String adminUrl, String user, String batchOption) {
+      this.title = title;
+      this.adminUrl = adminUrl;
+      this.user = user;
+      this.batchOption = batchOption;
+    }
+
+    String urlOf(String database) {
+      if (this == POSTGRESQL) {
+        return adminUrl + "?currentSchema=" + database + "&" + batchOption;
+      }
+      return adminUrl.substring(0, adminUrl.lastIndexOf('/') + 1) + database + "?" + batchOption;
+    }
+
+    String create(String database) {
+      return this == POSTGRESQL ? "CREATE SCHEMA " + database : "CREATE DATABASE " + database;
+    }
+
+    String drop(String database) {
+      return this == POSTGRESQL ? "DROP SCHEMA " + database + " CASCADE" : "DROP DATABASE " + database;
+    }
   }
 
   public static void main(String[] args) throws Exception {
     int messages = Integer.getInteger("idem.bench.messages", 200_000);
-    String url = System.getProperty("idem.bench.url", "jdbc:postgresql://127.0.0.1:5432/test");
-    String user = System.getProperty("idem.bench.user", "postgres");
-    String password = System.getProperty("idem.bench.password", "");
-    String schema = "idem_bench_" + UUID.randomUUID().toString().replace("-", "").substring(0, 12);
-
-    admin(url, user, password, "CREATE SCHEMA " + schema);
-    HikariConfig config = new HikariConfig();
-    config.setJdbcUrl(url + (url.contains("?") ? "&" : "?") + "currentSchema=" + schema);
-    config.setUsername(user);
-    config.setPassword(password);
-    config.setMaximumPoolSize(4);
-    try (HikariDataSource dataSource = new HikariDataSource(config)) {
-      new ConsumerBenchmark(dataSource).run(messages);
-    } finally {
-      admin(url, user, password, "DROP SCHEMA " + schema + " CASCADE");
+    StringBuilder report = new StringBuilder();
+    for (String name : System.getProperty("idem.bench.databases", "PostgreSQL,MariaDB").split(",")) {
+      Server server = Server.valueOf(name.trim().toUpperCase(Locale.ROOT));
+      String database = "idem_bench_" + UUID.randomUUID().toString().replace("-", "").substring(0, 12);
+      admin(server, server.create(database));
+      HikariConfig config = new HikariConfig();
+      config.setJdbcUrl(server.urlOf(database));
+      config.setUsername(server.user);
+      config.setMaximumPoolSize(4);
+      try (HikariDataSource dataSource = new HikariDataSource(config)) {
+        report.append(new ConsumerBenchmark(server, dataSource).run(messages));
+      } finally {
+        admin(server, server.drop(database));
+      }
+    }
+    String file = System.getProperty("idem.bench.consumerReport", "");
+    if (!file.isEmpty()) {
+      writeReport(Path.of(file), report.toString());
     }
   }
 
+  private final Server server;
   private final HikariDataSource dataSource;
-  private final IdemRuntime runtime;
   private final PaymentConsumers idem;
   private final TransactionTemplate transactions;
   private final JdbcTemplate jdbc;
   private final JdbcMessageIdRepository camel;
 
-  private ConsumerBenchmark(HikariDataSource dataSource) throws Exception {
+  private ConsumerBenchmark(Server server, HikariDataSource dataSource) throws Exception {
+    this.server = server;
     this.dataSource = dataSource;
-    this.runtime = IdemRuntime.builder().dataSource(dataSource).build();
+    IdemRuntime runtime = IdemRuntime.builder().dataSource(dataSource).build();
     runtime.createSchema();
     this.idem = new PaymentConsumers_Idempotent(new EffectWriter(runtime), runtime);
     execute("CREATE TABLE effects (message_id VARCHAR(64) NOT NULL, order_id BIGINT NOT NULL,"
@@ -78,7 +133,7 @@ public final class ConsumerBenchmark {
         // Camel's own table, plus the unique key that makes it safe under concurrency (and gives its
         // SELECT COUNT(*) an index to use).
         "CREATE TABLE CAMEL_MESSAGEPROCESSED (processorName VARCHAR(255), messageId VARCHAR(100),"
-            + " createdAt TIMESTAMP, CONSTRAINT camel_messageprocessed_uk UNIQUE (processorName, messageId))");
+            + " createdAt TIMESTAMP NULL, CONSTRAINT camel_messageprocessed_uk UNIQUE (processorName, messageId))");
     this.transactions = new TransactionTemplate(new DataSourceTransactionManager(dataSource));
     this.jdbc = new JdbcTemplate(dataSource);
     this.camel = new JdbcMessageIdRepository(dataSource, transactions, GROUP);
@@ -86,45 +141,81 @@ public final class ConsumerBenchmark {
     camel.start();
   }
 
-  private void run(int messages) throws Exception {
+  private String run(int messages) throws Exception {
     Map<String, Variant> variants = new LinkedHashMap<>();
-    // Camel first: the figure every other one is compared with.
-    variants.put("Camel JdbcMessageIdRepository, per message", this::camelPerMessage);
+    // The ceiling first, then the framework baseline: every other figure is compared with both.
+    variants.put(BASELINE, deliveries -> plainBatchInsert(deliveries, 100));
+    variants.put(CAMEL, this::camelPerMessage);
     variants.put("idem per-message handler", deliveries -> deliveries.forEach(p -> idem.onPayment(p, GROUP)));
     for (int size : new int[] {1, 10, 100, 500}) {
       variants.put("idem batch handler, batch size " + size, deliveries -> inBatches(deliveries, size));
     }
 
     List<Payment> deliveries = deliveries("m", messages, new Random(42));
-    System.out.printf("%nidem consumer benchmark on PostgreSQL: %,d deliveries (%,d distinct messages, %,d"
-            + " duplicates), one business INSERT per processed message, single consumer thread%n%n",
-        deliveries.size(), messages, deliveries.size() - messages);
-    System.out.printf("%-45s %12s %10s %10s%n", "variant", "messages/s", "seconds", "vs Camel");
+    StringBuilder out = new StringBuilder();
+    out.append(String.format(Locale.ROOT, "%n### Consumers on %s%n%n%,d deliveries (%,d distinct messages, %,d"
+            + " duplicates), one business row per processed message, single consumer thread; %s.%n%n",
+        server.title, deliveries.size(), messages, deliveries.size() - messages, settings()));
+    out.append("| variant | messages/s | seconds | vs batch INSERT | vs Camel |\n|---|---:|---:|---:|---:|\n");
+    System.out.print(out);
 
     String only = System.getProperty("idem.bench.variants", "");
+    double baselineRate = 0;
     double camelRate = 0;
     for (Map.Entry<String, Variant> variant : variants.entrySet()) {
-      if (!only.isEmpty() && !variant.getKey().contains(only)) {
+      String name = variant.getKey();
+      if (!only.isEmpty() && !name.contains(only) && !name.equals(BASELINE) && !name.equals(CAMEL)) {
         continue;
       }
       clear();
+      // The warm-up's rows stay: the measured run starts from analyzed, non-empty tables, as in production.
       variant.getValue().consume(deliveries("warm-up", WARM_UP_MESSAGES, new Random(7)));
-      clear();
+      analyze();
+      long effectsBefore = count("SELECT COUNT(*) FROM effects");
+      ScanCounts scansBefore = camelScans();
       long start = System.nanoTime();
       variant.getValue().consume(deliveries);
       double seconds = (System.nanoTime() - start) / 1e9;
-      long effects = count("SELECT COUNT(*) FROM effects");
-      if (effects != messages) {
-        throw new IllegalStateException(variant.getKey() + " processed " + effects + " messages, not " + messages);
+      long effects = count("SELECT COUNT(*) FROM effects") - effectsBefore;
+      long expected = name.equals(BASELINE) ? deliveries.size() : messages;
+      if (effects != expected) {
+        throw new IllegalStateException(name + " wrote " + effects + " business rows, not " + expected);
       }
       double rate = deliveries.size() / seconds;
-      if (camelRate == 0) {
+      if (name.equals(BASELINE)) {
+        baselineRate = rate;
+      } else if (name.equals(CAMEL)) {
         camelRate = rate;
       }
-      System.out.printf("%-45s %,12.0f %10.1f %9.1fx%n", variant.getKey(), rate, seconds, rate / camelRate);
+      String row = String.format(Locale.ROOT, "| %s | %,.0f | %.1f | %.2fx | %s |%n", name, rate, seconds,
+          rate / baselineRate, camelRate == 0 ? "-" : String.format(Locale.ROOT, "%.1fx", rate / camelRate));
+      out.append(row);
+      System.out.print(row);
+      if (name.equals(CAMEL)) {
+        String plan = camelPlan(scansBefore);
+        out.append(plan);
+        System.out.print(plan);
+      }
     }
-    System.out.println();
     camel.stop();
+    return out.toString();
+  }
+
+  /** The ceiling: the same business rows, 100 per JDBC batch and transaction, nothing else. */
+  private void plainBatchInsert(List<Payment> deliveries, int size) throws SQLException {
+    try (Connection connection = dataSource.getConnection();
+        PreparedStatement insert = connection.prepareStatement(EffectWriter.INSERT)) {
+      connection.setAutoCommit(false);
+      for (int from = 0; from < deliveries.size(); from += size) {
+        for (Payment payment : deliveries.subList(from, Math.min(deliveries.size(), from + size))) {
+          EffectWriter.bind(insert, payment);
+          insert.addBatch();
+        }
+        insert.executeBatch();
+        connection.commit();
+      }
+      connection.setAutoCommit(true);
+    }
   }
 
   private void camelPerMessage(List<Payment> deliveries) {
@@ -161,7 +252,77 @@ public final class ConsumerBenchmark {
   }
 
   private void clear() throws SQLException {
-    execute("TRUNCATE idem_record", "TRUNCATE effects", "TRUNCATE CAMEL_MESSAGEPROCESSED", "VACUUM ANALYZE");
+    execute("TRUNCATE TABLE idem_record", "TRUNCATE TABLE effects", "TRUNCATE TABLE CAMEL_MESSAGEPROCESSED");
+    if (server == Server.POSTGRESQL) {
+      execute("VACUUM");
+    }
+  }
+
+  private void analyze() throws SQLException {
+    if (server == Server.POSTGRESQL) {
+      execute("ANALYZE idem_record", "ANALYZE effects", "ANALYZE CAMEL_MESSAGEPROCESSED");
+    } else {
+      execute("ANALYZE TABLE idem_record, effects, CAMEL_MESSAGEPROCESSED");
+    }
+  }
+
+  private String settings() throws SQLException {
+    if (server == Server.POSTGRESQL) {
+      return "autovacuum = " + text("SHOW autovacuum") + ", synchronous_commit = " + text("SHOW synchronous_commit")
+          + ", driver option " + server.batchOption;
+    }
+    return "innodb_flush_log_at_trx_commit = " + text("SELECT @@innodb_flush_log_at_trx_commit")
+        + ", driver option " + server.batchOption;
+  }
+
+  private record ScanCounts(long sequential, long index) {}
+
+  /** PostgreSQL's scan counters of Camel's table (statistics are per database, updated at transaction end). */
+  private ScanCounts camelScans() throws SQLException {
+    if (server != Server.POSTGRESQL) {
+      return null;
+    }
+    try (Connection connection = dataSource.getConnection(); Statement statement = connection.createStatement()) {
+      statement.execute("SELECT pg_stat_clear_snapshot()");
+      try (ResultSet rows = statement.executeQuery("SELECT coalesce(seq_scan, 0), coalesce(idx_scan, 0)"
+          + " FROM pg_stat_user_tables WHERE relname = 'camel_messageprocessed'"
+          + " AND schemaname = current_schema()")) {
+        return rows.next() ? new ScanCounts(rows.getLong(1), rows.getLong(2)) : new ScanCounts(0, 0);
+      }
+    }
+  }
+
+  /** Camel's lookup plan after the run, and (PostgreSQL) how its table was scanned during the run. */
+  private String camelPlan(ScanCounts before) throws SQLException {
+    StringBuilder plan = new StringBuilder("\nCamel's lookup `" + CAMEL_LOOKUP + "`:\n\n```\n");
+    try (Connection connection = dataSource.getConnection(); Statement statement = connection.createStatement();
+        ResultSet rows = statement.executeQuery("EXPLAIN " + CAMEL_LOOKUP)) {
+      int columns = rows.getMetaData().getColumnCount();
+      while (rows.next()) {
+        for (int i = 1; i <= columns; i++) {
+          plan.append(rows.getString(i)).append(i < columns ? " | " : "\n");
+        }
+      }
+    }
+    plan.append("```\n");
+    if (before != null) {
+      // Give the statistics collector a moment to receive the last transactions' counts.
+      sleep(600);
+      ScanCounts after = camelScans();
+      plan.append(String.format(Locale.ROOT, "%nDuring the run: %,d sequential scans, %,d index scans of"
+          + " CAMEL_MESSAGEPROCESSED.%n%n", after.sequential - before.sequential, after.index - before.index));
+    } else {
+      plan.append('\n');
+    }
+    return plan.toString();
+  }
+
+  private static void sleep(long millis) {
+    try {
+      Thread.sleep(millis);
+    } catch (InterruptedException e) {
+      Thread.currentThread().interrupt();
+    }
   }
 
   private void execute(String... sql) throws SQLException {
@@ -181,10 +342,24 @@ public final class ConsumerBenchmark {
     }
   }
 
-  private static void admin(String url, String user, String password, String sql) throws SQLException {
-    try (Connection connection = DriverManager.getConnection(url, user, password);
+  private String text(String sql) throws SQLException {
+    try (Connection connection = dataSource.getConnection();
+        Statement statement = connection.createStatement();
+        ResultSet rows = statement.executeQuery(sql)) {
+      rows.next();
+      return rows.getString(1);
+    }
+  }
+
+  private static void admin(Server server, String sql) throws SQLException {
+    try (Connection connection = DriverManager.getConnection(server.adminUrl, server.user, "");
         Statement statement = connection.createStatement()) {
       statement.execute(sql);
     }
+  }
+
+  private static void writeReport(Path file, String body) throws IOException {
+    Files.createDirectories(file.toAbsolutePath().getParent());
+    Files.writeString(file, "## Message consumers: batch handlers against a plain batch INSERT and Camel\n" + body);
   }
 }

@@ -90,7 +90,13 @@ final class CompletedRecordCache {
     }
   }
 
+  /**
+   * Picks the segment from the high bits of a multiplicative hash: the segment's own HashMap indexes its buckets by
+   * the low bits of the same hashCode, so choosing the segment by those too would leave all but 1/16 of every
+   * segment's buckets empty (and turn the used ones into trees).
+   */
   private Segment segmentOf(Key key) {
-    return segments[Math.floorMod(key.hashCode(), segments.length)];
+    int spread = key.hashCode() * 0x9E3779B9;
+    return segments[(spread >>> 16) % segments.length];
   }
 }
