@@ -37,14 +37,14 @@ public final class IdemProcessor extends AbstractProcessor {
   private final Set<String> deferred = new LinkedHashSet<>();
   private final Set<String> processed = new HashSet<>();
   private ServiceValidator validator;
-  private ServiceGenerator generator;
+  private ServiceWriter writer;
   private StateDiagramWriter diagrams;
 
   @Override
   public synchronized void init(ProcessingEnvironment env) {
     super.init(env);
     validator = new ServiceValidator(env, new ScopeRegistry());
-    generator = new ServiceGenerator(env.getFiler(), env.getMessager(), env.getTypeUtils());
+    writer = new ServiceWriter(env.getFiler(), env.getMessager(), env.getTypeUtils());
     diagrams = new StateDiagramWriter(env.getFiler(), env.getMessager());
   }
 
@@ -83,7 +83,7 @@ public final class IdemProcessor extends AbstractProcessor {
       ValidationReport report = new ValidationReport();
       Optional<ServiceModel> model = validator.validate(service, report);
       report.printTo(processingEnv.getMessager());
-      model.ifPresent(generator::generate);
+      model.ifPresent(writer::generate);
       model.ifPresent(diagrams::write);
     }
     return false;

@@ -1,75 +1,86 @@
 package dev.idem.processor;
 
-import dev.idem.processor.EntityModel.Property;
+import dev.idem.processor.TransitionMethod.Columns;
 import dev.idem.processor.TransitionMethod.StateStorage;
-import dev.idem.processor.TransitionMethod.Statements;
-import java.util.List;
 import java.util.stream.Collectors;
 
 /**
- * Renders a transition's two statements at compile time. States are constants known now, so they are written as
- * SQL literals (validated enum names, or escaped strings); only the id and the expected version are bound.
+ * Renders a transition's two statements at compile time, for {@link TransitionWriter}. States are constants known
+ * now, so they are written as SQL literals (validated enum names, or escaped strings); only the id and the
+ * expected version are bound.
+ *
+ * <p>This is the processor's one place of dialect knowledge: how each database quotes identifiers and escapes
+ * string literals ({@link Quoting}). The validator produces names ({@link SqlIdentifier}) and states, never SQL;
+ * the runtime's SQL for {@code idem_record} lives in the runtime's {@code SqlDialect}.
  */
 final class SqlRenderer {
 
-  private final EntityModel entity;
-  private final Property state;
-  private final StateStorage storage;
-  private final List<String> constants;
-  private final List<String> from;
-  private final String to;
-  private final boolean checksVersion;
+  /** How a database quotes identifiers and string literals. */
+  enum Quoting {
+    /** Standard SQL, as H2 and PostgreSQL speak it: {@code "Order"}, and only {@code '} escaped in literals. */
+    STANDARD('"', false),
+    /** MariaDB: {@code `Order`}, and a backslash in a string literal is an escape (unless NO_BACKSLASH_ESCAPES). */
+    MARIADB('`', true);
 
-  SqlRenderer(EntityModel entity, Property state, StateStorage storage, List<String> constants, List<String> from,
-              String to, boolean checksVersion) {
-    this.entity = entity;
-    this.state = state;
-    this.storage = storage;
-    this.constants = constants;
-    this.from = from;
-    this.to = to;
-    this.checksVersion = checksVersion;
+    private final char identifierQuote;
+    private final boolean backslashEscapes;
+
+    Quoting(char identifierQuote, boolean backslashEscapes) {
+      this.identifierQuote = identifierQuote;
+      this.backslashEscapes = backslashEscapes;
+    }
   }
+
+  /**
+   * The two statements of a transition.
+   *
+   * @param update the guarded update; parameters: id, then the expected version if any
+   * @param selectState reads the current state under a row lock; parameter: id
+   */
+  record Statements(String update, String selectState) {}
+
+  private SqlRenderer() {}
 
   /**
    * {@code UPDATE orders SET status = 'PAID', version = version + 1 WHERE id = ? AND status = 'CREATED' AND
    * version = ?}, and {@code SELECT status FROM orders WHERE id = ? FOR UPDATE}.
-   *
-   * @param quote the identifier quote: {@code "} (standard, H2, PostgreSQL) or {@code `} (MariaDB)
-   * @param backslashEscapes whether the database treats a backslash in a string literal as an escape (MariaDB)
    */
-  Statements statements(char quote, boolean backslashEscapes) {
-    String table = entity.table().stream().map(name -> name.render(quote)).collect(Collectors.joining("."));
-    String id = entity.id().orElseThrow().column().render(quote);
-    String column = state.column().render(quote);
+  static Statements statements(TransitionMethod transition, Quoting quoting) {
+    Columns columns = transition.columns();
+    char quote = quoting.identifierQuote;
+    String table = columns.table().stream().map(name -> name.render(quote)).collect(Collectors.joining("."));
+    String id = columns.id().render(quote);
+    String column = columns.state().render(quote);
     StringBuilder update = new StringBuilder("UPDATE ").append(table)
-        .append(" SET ").append(column).append(" = ").append(literal(to, backslashEscapes));
+        .append(" SET ").append(column).append(" = ").append(literal(transition, transition.to(), quoting));
     // A @Version column is always incremented, so that JPA's optimistic locking sees the change.
-    String version = entity.version().map(v -> v.column().render(quote)).orElse(null);
+    String version = columns.version().map(v -> v.render(quote)).orElse(null);
     if (version != null) {
       update.append(", ").append(version).append(" = ").append(version).append(" + 1");
     }
     update.append(" WHERE ").append(id).append(" = ? AND ").append(column);
-    if (from.size() == 1) {
-      update.append(" = ").append(literal(from.get(0), backslashEscapes));
+    if (transition.from().size() == 1) {
+      update.append(" = ").append(literal(transition, transition.from().get(0), quoting));
     } else {
       update.append(" IN (")
-          .append(from.stream().map(s -> literal(s, backslashEscapes)).collect(Collectors.joining(", ")))
+          .append(transition.from().stream()
+              .map(state -> literal(transition, state, quoting))
+              .collect(Collectors.joining(", ")))
           .append(')');
     }
-    if (checksVersion) {
+    if (transition.versionParameter().isPresent()) {
       update.append(" AND ").append(version).append(" = ?");
     }
     String select = "SELECT " + column + " FROM " + table + " WHERE " + id + " = ? FOR UPDATE";
     return new Statements(update.toString(), select);
   }
 
-  private String literal(String stateName, boolean backslashEscapes) {
-    if (storage == StateStorage.ENUM_ORDINAL) {
-      return Integer.toString(constants.indexOf(stateName));
+  private static String literal(TransitionMethod transition, String stateName, Quoting quoting) {
+    if (transition.storage() == StateStorage.ENUM_ORDINAL) {
+      return Integer.toString(transition.states().indexOf(stateName));
     }
     String escaped = stateName.replace("'", "''");
-    if (backslashEscapes) {
+    if (quoting.backslashEscapes) {
       escaped = escaped.replace("\\", "\\\\");
     }
     return "'" + escaped + "'";

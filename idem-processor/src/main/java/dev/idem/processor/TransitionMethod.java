@@ -7,7 +7,8 @@ import javax.lang.model.element.TypeElement;
 import javax.lang.model.type.ExecutableType;
 
 /**
- * A validated {@code @StateTransition} method: everything its guarded update needs, with the SQL already rendered.
+ * A validated {@code @StateTransition} method: everything its guarded update needs, as names and states; the SQL
+ * is rendered from it by {@link SqlRenderer} when the method is written.
  *
  * @param name how the runtime names the transition in events, logs and errors: {@code OrderFlow.pay}
  * @param entity the entity class (diagrams are grouped by it)
@@ -23,14 +24,13 @@ import javax.lang.model.type.ExecutableType;
  * @param idPrimitive whether that parameter is a primitive (bound with setLong/setInt instead of setObject)
  * @param versionParameter the {@code @ExpectedVersion} parameter, if any
  * @param returns what the method returns
- * @param sql the statements with standard double-quoted identifiers
- * @param mariaDbSql the statements with backtick-quoted identifiers; equal to {@code sql} when nothing is quoted
+ * @param columns the entity's table and the columns the statements name
  */
 record TransitionMethod(ExecutableElement method, ExecutableType type, String name, TypeElement entity,
                         String entityName, String stateField, StateStorage storage, List<String> states,
                         List<String> from, String to, List<String> alsoAccept, boolean log,
                         String idParameter, String idSetter, Optional<String> versionParameter,
-                        Returns returns, Statements sql, Statements mariaDbSql) implements MethodModel {
+                        Returns returns, Columns columns) implements MethodModel {
 
   TransitionMethod {
     states = List.copyOf(states);
@@ -54,14 +54,17 @@ record TransitionMethod(ExecutableElement method, ExecutableType type, String na
   }
 
   /**
-   * The two statements of a transition.
+   * The names the statements use, as the entity's JPA mapping gives them.
    *
-   * @param update the guarded update; parameters: id, then the expected version if any
-   * @param selectState reads the current state under a row lock; parameter: id
+   * @param table the table, schema-qualified where {@code @Table(schema)} says so
+   * @param id the {@code @Id} column
+   * @param state the state column
+   * @param version the {@code @Version} column, which every applied transition increments, if the entity has one
    */
-  record Statements(String update, String selectState) {}
+  record Columns(List<SqlIdentifier> table, SqlIdentifier id, SqlIdentifier state, Optional<SqlIdentifier> version) {
 
-  boolean differsOnMariaDb() {
-    return !sql.equals(mariaDbSql);
+    Columns {
+      table = List.copyOf(table);
+    }
   }
 }

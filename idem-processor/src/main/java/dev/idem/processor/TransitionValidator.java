@@ -1,9 +1,9 @@
 package dev.idem.processor;
 
 import dev.idem.processor.EntityModel.Property;
+import dev.idem.processor.TransitionMethod.Columns;
 import dev.idem.processor.TransitionMethod.Returns;
 import dev.idem.processor.TransitionMethod.StateStorage;
-import dev.idem.processor.TransitionMethod.Statements;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Optional;
@@ -93,13 +93,13 @@ final class TransitionValidator {
     Optional<VariableElement> versionParameter = parameterWith(method, Annotations.EXPECTED_VERSION);
     String name = service.getSimpleName() + "." + method.getSimpleName();
     boolean log = (Boolean) Annotations.value(transition, "log").getValue();
-    SqlRenderer sql = new SqlRenderer(model, state.get(), storage, constants, from, to,
-        versionParameter.isPresent());
+    Columns columns = new Columns(model.table(), model.id().orElseThrow().column(), state.get().column(),
+        model.version().map(Property::column));
     return Optional.of(new TransitionMethod(method, type, name, model.type(), model.name(),
         state.get().name(), storage, constants, from, to, alsoAccept, log,
         idParameter.getSimpleName().toString(), setter(idParameter.asType()),
         versionParameter.map(p -> p.getSimpleName().toString()), returns.get(),
-        sql.statements('"', false), sql.statements('`', true)));
+        columns));
   }
 
   private Optional<Returns> returns(ExecutableElement method, TypeMirror returnType, ValidationReport report) {

@@ -8,6 +8,8 @@ import com.palantir.javapoet.ClassName;
 import com.palantir.javapoet.CodeBlock;
 import com.palantir.javapoet.FieldSpec;
 import com.palantir.javapoet.MethodSpec;
+import dev.idem.processor.SqlRenderer.Quoting;
+import dev.idem.processor.SqlRenderer.Statements;
 import dev.idem.processor.TransitionMethod.Returns;
 import dev.idem.processor.TransitionMethod.StateStorage;
 import java.sql.PreparedStatement;
@@ -22,10 +24,10 @@ import javax.lang.model.element.VariableElement;
 /**
  * Writes the members of {@code <Service>_Idempotent} for one {@link TransitionMethod}: a static
  * {@code TransitionSpec} and the method, which is plain JDBC inside {@code idem.inTransaction(...)} with the SQL
- * as literals. Called by {@link ServiceGenerator}, which owns the class.
+ * as literals. Called by {@link ServiceWriter}, which owns the class;
+ * the SQL comes from {@link SqlRenderer}.
  */
 final class TransitionWriter {
-
 
   private TransitionWriter() {}
 
@@ -58,11 +60,11 @@ final class TransitionWriter {
     for (VariableElement parameter : transition.method().getParameters()) {
       taken.add(parameter.getSimpleName().toString());
     }
-    String connection = local("connection", taken);
-    String update = local("update", taken);
-    String select = local("select", taken);
-    String row = local("row", taken);
-    String previous = local("previous", taken);
+    String connection = LocalNames.unique("connection", taken);
+    String update = LocalNames.unique("update", taken);
+    String select = LocalNames.unique("select", taken);
+    String row = LocalNames.unique("row", taken);
+    String previous = LocalNames.unique("previous", taken);
     String id = transition.idParameter();
     String state = transition.storage() == StateStorage.ENUM_ORDINAL
         ? CodeBlock.of("$N.stateName($N.getInt(1))", specName, row).toString()
@@ -138,8 +140,10 @@ final class TransitionWriter {
    */
   private static CodeBlock prepare(TransitionMethod transition, String statement, String connection,
                                    String runtime, boolean isUpdate) {
-    String standard = isUpdate ? transition.sql().update() : transition.sql().selectState();
-    String mariaDb = isUpdate ? transition.mariaDbSql().update() : transition.mariaDbSql().selectState();
+    Statements standardSql = SqlRenderer.statements(transition, Quoting.STANDARD);
+    Statements mariaDbSql = SqlRenderer.statements(transition, Quoting.MARIADB);
+    String standard = isUpdate ? standardSql.update() : standardSql.selectState();
+    String mariaDb = isUpdate ? mariaDbSql.update() : mariaDbSql.selectState();
     CodeBlock sql = standard.equals(mariaDb)
         ? CodeBlock.of("$S", standard)
         : CodeBlock.of("$N.dialect() == $T.MARIADB\n$>$>? $S\n: $S$<$<", runtime, DIALECT, mariaDb, standard);
@@ -157,14 +161,5 @@ final class TransitionWriter {
 
   private static CodeBlock strings(List<String> values) {
     return values.stream().map(value -> CodeBlock.of("$S", value)).collect(CodeBlock.joining(", "));
-  }
-
-  private static String local(String name, Set<String> taken) {
-    String result = name;
-    while (taken.contains(result)) {
-      result = result + "_";
-    }
-    taken.add(result);
-    return result;
   }
 }

@@ -46,7 +46,7 @@ final class BatchExecutor {
                 KeyComposer keys, Clock clock, SafeListener listener) {
     this.transactions = transactions;
     this.dialect = dialect;
-    this.statements = BatchStatements.of(dialect, table);
+    this.statements = dialect.batchStatements(table);
     this.records = records;
     this.keys = keys;
     this.clock = clock;
@@ -244,7 +244,7 @@ final class BatchExecutor {
       } else if (!stored.fingerprint().equals(fingerprint)) {
         listener.keyReused(scope, key);
         throw new IdempotencyKeyReusedException(scope, key);
-      } else if (!RecordStatements.COMPLETED.equals(stored.state())) {
+      } else if (!SqlDialect.COMPLETED.equals(stored.state())) {
         throw new IdempotencyException("The record of " + scope + " key '" + key + "' is in state "
             + stored.state() + ", which batch commands cannot handle");
       } else {

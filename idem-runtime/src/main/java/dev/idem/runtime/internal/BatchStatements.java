@@ -12,33 +12,25 @@ import java.util.Map;
 import java.util.Set;
 
 /**
- * How one dialect claims many keys at once and reads back the records of those it could not claim. Each claim
- * inserts rows that are already COMPLETED (nobody sees them before the commit, which also commits the batch's
- * work) and reports exactly which keys this transaction inserted; a key recorded by someone else, committed or
- * not, is never reported. Keys arrive sorted, so that competing batches lock common keys in the same order.
+ * Claims many keys at once and reads back the records of those it could not claim. Each claim inserts rows that are
+ * already COMPLETED (nobody sees them before the commit, which also commits the batch's work) and reports exactly
+ * which keys this transaction inserted; a key recorded by someone else, committed or not, is never reported. Keys
+ * arrive sorted, so that competing batches lock common keys in the same order.
+ *
+ * <p>The three shapes here only bind parameters and read results: which shape a database uses, and the SQL text
+ * with its reasons, are in {@link SqlDialect#batchStatements} and {@link SqlDialect#batchClaimSql}.
  */
 abstract class BatchStatements {
 
   /** Rows per statement where a statement's text grows with the rows (placeholders are limited to 65,535). */
   static final int ROWS_PER_STATEMENT = 1000;
 
+  final SqlDialect dialect;
   final String table;
 
-  private BatchStatements(String table) {
+  private BatchStatements(SqlDialect dialect, String table) {
+    this.dialect = dialect;
     this.table = table;
-  }
-
-  static BatchStatements of(SqlDialect dialect, String table) {
-    if (dialect == SqlDialect.POSTGRESQL) {
-      return new Postgres(table);
-    }
-    if (dialect == SqlDialect.MARIADB) {
-      return new MariaDb(table);
-    }
-    if (dialect == SqlDialect.H2) {
-      return new H2(table);
-    }
-    throw new IllegalArgumentException("No batch claims for " + dialect);
   }
 
   /**
@@ -56,7 +48,7 @@ abstract class BatchStatements {
     Map<String, StoredRecord> records = new HashMap<>(keys.size() * 2);
     for (int from = 0; from < keys.size(); from += ROWS_PER_STATEMENT) {
       List<String> chunk = keys.subList(from, Math.min(keys.size(), from + ROWS_PER_STATEMENT));
-      try (PreparedStatement select = connection.prepareStatement(readSql(chunk.size()))) {
+      try (PreparedStatement select = connection.prepareStatement(dialect.batchSelectSql(table, chunk.size()))) {
         select.setString(1, scope);
         for (int i = 0; i < chunk.size(); i++) {
           select.setString(i + 2, chunk.get(i));
@@ -67,11 +59,6 @@ abstract class BatchStatements {
     return records;
   }
 
-  String readSql(int keys) {
-    return "SELECT idem_key, state, fingerprint, expires_at FROM " + table + " WHERE scope = ? AND idem_key IN ("
-        + placeholders(keys) + ")";
-  }
-
   static void collect(PreparedStatement select, Map<String, StoredRecord> records) throws SQLException {
     try (ResultSet rows = select.executeQuery()) {
       while (rows.next()) {
@@ -80,37 +67,27 @@ abstract class BatchStatements {
     }
   }
 
-  static String placeholders(int count) {
-    StringBuilder text = new StringBuilder(count * 3);
-    for (int i = 0; i < count; i++) {
-      text.append(i == 0 ? "?" : ", ?");
+  /** Adds the first column of every returned row (the RETURNING idem_key) to {@code inserted}. */
+  static void collectKeys(PreparedStatement claim, Set<String> inserted) throws SQLException {
+    try (ResultSet rows = claim.executeQuery()) {
+      while (rows.next()) {
+        inserted.add(rows.getString(1));
+      }
     }
-    return text.toString();
   }
 
   /** What a batch needs to know about a record it could not claim. */
   record StoredRecord(String state, String fingerprint, long expiresAt) {}
 
-  /**
-   * One statement for the whole batch, whatever its size: the keys travel as two arrays that {@code unnest} turns
-   * into rows, so the statement text never changes (one server-side plan) and there is no placeholder limit.
-   * {@code ON CONFLICT DO NOTHING} waits for a competing uncommitted insert of a key, skips it once that commits
-   * (or inserts it if that rolls back) and never raises the duplicate-key error that would abort the transaction;
-   * {@code RETURNING} lists only the rows this statement inserted.
-   */
-  private static final class Postgres extends BatchStatements {
+  /** One statement for the whole batch; the keys and fingerprints travel as two arrays (PostgreSQL). */
+  static final class ArrayBound extends BatchStatements {
     private final String claimSql;
     private final String readSql;
 
-    Postgres(String table) {
-      super(table);
-      this.claimSql = "INSERT INTO " + table + " (scope, idem_key, state, fingerprint, created_at, expires_at)"
-          + " SELECT ?, m.idem_key, 'COMPLETED', m.fingerprint, ?, ?"
-          + " FROM unnest(?::varchar[], ?::varchar[]) WITH ORDINALITY AS m(idem_key, fingerprint, n) ORDER BY m.n"
-          // ORDER BY: rows are inserted, and keys locked, in the sorted order of the arrays.
-          + " ON CONFLICT (scope, idem_key) DO NOTHING RETURNING idem_key";
-      this.readSql = "SELECT idem_key, state, fingerprint, expires_at FROM " + table
-          + " WHERE scope = ? AND idem_key = ANY(?::varchar[])";
+    ArrayBound(SqlDialect dialect, String table) {
+      super(dialect, table);
+      this.claimSql = dialect.batchClaimSql(table, 0);
+      this.readSql = dialect.batchSelectSql(table, 0);
     }
 
     @Override
@@ -123,11 +100,7 @@ abstract class BatchStatements {
         claim.setArray(4, connection.createArrayOf("varchar", keys.toArray()));
         claim.setArray(5, connection.createArrayOf("varchar", fingerprints.toArray()));
         Set<String> inserted = new HashSet<>(keys.size() * 2);
-        try (ResultSet rows = claim.executeQuery()) {
-          while (rows.next()) {
-            inserted.add(rows.getString(1));
-          }
-        }
+        collectKeys(claim, inserted);
         return inserted;
       }
     }
@@ -144,16 +117,11 @@ abstract class BatchStatements {
     }
   }
 
-  /**
-   * A multi-row {@code INSERT IGNORE … RETURNING} (MariaDB 10.5 and later; MySQL has no RETURNING): like the
-   * single claim, it waits for a competing uncommitted insert of a key and turns the duplicate into "no row",
-   * and RETURNING lists only the rows it inserted. The read is a locking read, which sees the latest committed
-   * rows where a plain read under REPEATABLE READ would see the snapshot taken before a competitor committed.
-   */
-  private static final class MariaDb extends BatchStatements {
+  /** Multi-row statements of up to {@link #ROWS_PER_STATEMENT} rows with RETURNING (MariaDB). */
+  static final class RowBound extends BatchStatements {
 
-    MariaDb(String table) {
-      super(table);
+    RowBound(SqlDialect dialect, String table) {
+      super(dialect, table);
     }
 
     @Override
@@ -162,7 +130,7 @@ abstract class BatchStatements {
       Set<String> inserted = new HashSet<>(keys.size() * 2);
       for (int from = 0; from < keys.size(); from += ROWS_PER_STATEMENT) {
         int to = Math.min(keys.size(), from + ROWS_PER_STATEMENT);
-        try (PreparedStatement claim = connection.prepareStatement(claimSql(to - from))) {
+        try (PreparedStatement claim = connection.prepareStatement(dialect.batchClaimSql(table, to - from))) {
           int parameter = 1;
           for (int i = from; i < to; i++) {
             claim.setString(parameter++, scope);
@@ -171,46 +139,25 @@ abstract class BatchStatements {
             claim.setLong(parameter++, now);
             claim.setLong(parameter++, expiresAt);
           }
-          try (ResultSet rows = claim.executeQuery()) {
-            while (rows.next()) {
-              inserted.add(rows.getString(1));
-            }
-          }
+          collectKeys(claim, inserted);
         }
       }
       return inserted;
     }
-
-    private String claimSql(int rows) {
-      StringBuilder sql = new StringBuilder("INSERT IGNORE INTO ").append(table)
-          .append(" (scope, idem_key, state, fingerprint, created_at, expires_at) VALUES ");
-      for (int i = 0; i < rows; i++) {
-        sql.append(i == 0 ? "" : ", ").append("(?, ?, 'COMPLETED', ?, ?, ?)");
-      }
-      return sql.append(" RETURNING idem_key").toString();
-    }
-
-    @Override
-    String readSql(int keys) {
-      return super.readSql(keys) + " LOCK IN SHARE MODE";
-    }
   }
 
   /**
-   * A JDBC batch of the single claim's plain INSERT. H2 executes every row of a batch even when some fail, and
-   * rolls back only the failed row's statement, never the transaction; the per-row update counts then say which
-   * rows this transaction inserted. A row fails with a duplicate key (23505) once a competing claim has committed
-   * (H2 waits for it first); any other failure is rethrown. H2 runs in-process, so a batch is as cheap as one
-   * statement; its ON CONFLICT exists only in PostgreSQL mode and its MERGE would overwrite records.
+   * A JDBC batch of single-row inserts whose per-row update counts say which rows this transaction inserted (H2).
+   * A row fails with a duplicate key (23505) once a competing claim has committed (the database waits for it
+   * first); any other failure is rethrown.
    */
-  private static final class H2 extends BatchStatements {
+  static final class JdbcBatched extends BatchStatements {
     private static final String DUPLICATE_KEY = "23505";
     private final String claimSql;
 
-    H2(String table) {
-      super(table);
-      this.claimSql = "INSERT INTO " + table + " (scope, idem_key, state, fingerprint, created_at, expires_at)"
-          + " VALUES (?, ?, 'COMPLETED', ?, ?, ?)";
+    JdbcBatched(SqlDialect dialect, String table) {
+      super(dialect, table);
+      this.claimSql = dialect.batchClaimSql(table, 1);
     }
 
     @Override
@@ -236,7 +183,8 @@ abstract class BatchStatements {
         }
       }
       if (counts.length != keys.size()) {
-        throw new SQLException("H2 reported " + counts.length + " update counts for a batch of " + keys.size());
+        throw new SQLException(dialect + " reported " + counts.length + " update counts for a batch of "
+            + keys.size());
       }
       Set<String> inserted = new HashSet<>(keys.size() * 2);
       for (int i = 0; i < counts.length; i++) {

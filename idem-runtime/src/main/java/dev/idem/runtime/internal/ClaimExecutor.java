@@ -38,8 +38,6 @@ import javax.sql.DataSource;
  */
 final class ClaimExecutor {
 
-  private static final String COMPLETED = "COMPLETED";
-  private static final String IN_PROGRESS = "IN_PROGRESS";
   /** Rounds in which the record changed under us (released, purged, taken over by a competitor) before we give up. */
   private static final int MAX_CONTENDED_ROUNDS = 20;
   /** Longest pause between two looks at an in-flight record while waiting for its result. */
@@ -73,23 +71,13 @@ final class ClaimExecutor {
     this.clock = clock;
     this.listener = listener;
     this.cache = cache;
-    String byKey = " WHERE scope = ? AND idem_key = ?";
-    String fencedByOwner = byKey + " AND state = '" + IN_PROGRESS + "' AND owner_token = ?";
     this.claimSql = dialect.leaseClaimSql(table);
-    this.selectSql = "SELECT state, fingerprint, result, error_type, created_at, expires_at, owner_token, lease_until"
-        + " FROM "
-        + table + byKey;
-    // Guarded by the owner seen and the lease having ended: of several callers, exactly one matches.
-    this.takeOverLeaseSql = "UPDATE " + table + " SET owner_token = ?, lease_until = ?, expires_at = ?"
-        + fencedByOwner + " AND lease_until < ?";
-    // Guarded by the expiry seen, like the transactional mode's takeover.
-    this.takeOverExpiredSql = "UPDATE " + table + " SET state = '" + IN_PROGRESS + "', fingerprint = ?,"
-        + " result = NULL, error_type = NULL, owner_token = ?, lease_until = ?, created_at = ?, expires_at = ?"
-        + byKey + " AND expires_at = ? AND expires_at <= ?";
-    this.completeSql = "UPDATE " + table + " SET state = '" + COMPLETED + "', result = ?, error_type = ?,"
-        + " owner_token = NULL, lease_until = NULL, expires_at = ?" + fencedByOwner;
-    this.releaseSql = "DELETE FROM " + table + fencedByOwner;
-    this.extendSql = "UPDATE " + table + " SET lease_until = ?, expires_at = ?" + fencedByOwner;
+    this.selectSql = dialect.leaseSelectSql(table);
+    this.takeOverLeaseSql = dialect.takeOverLeaseSql(table);
+    this.takeOverExpiredSql = dialect.takeOverExpiredSql(table);
+    this.completeSql = dialect.completeSql(table);
+    this.releaseSql = dialect.releaseSql(table);
+    this.extendSql = dialect.extendLeaseSql(table);
   }
 
   /** The claim this caller holds while its body runs. */
@@ -158,7 +146,7 @@ final class ClaimExecutor {
           listener.keyReused(scope, key);
           throw new IdempotencyKeyReusedException(scope, key);
         }
-        if (COMPLETED.equals(row.state())) {
+        if (SqlDialect.COMPLETED.equals(row.state())) {
           return replay(spec, key, new CompletedRecord(row.fingerprint(), row.result(), row.errorType(),
               row.createdAt(), row.expiresAt()));
         }
@@ -306,7 +294,7 @@ final class ClaimExecutor {
   }
 
   // ------------------------------------------------------------------------------------------------
-  // Statements
+  // Statements: the SQL is SqlDialect's; here they are bound and their results read.
 
   private boolean insertClaim(Connection connection, CommandSpec<?> spec, String key, String fingerprint,
       String token, long now, long leaseUntil) throws SQLException {

@@ -69,7 +69,8 @@ public final class IdemEngine {
     this.transactional = new TransactionalExecutor(transactions, records, dialect, results, clock, listener, cache);
     this.claims = new ClaimExecutor(dataSource, transactions, dialect, tableName, results, clock, listener, cache);
     this.batches = new BatchExecutor(transactions, records, dialect, tableName, keys, clock, listener);
-    this.transitions = new Transitions(transactions, clock, settings.transitionListener(), settings.logTransitions());
+    this.transitions = new Transitions(transactions, dialect, clock, settings.transitionListener(),
+        settings.logTransitions());
     this.schema = new SchemaInstaller(dataSource, dialect, tableName);
     this.purger = new ExpiredRecordPurger(dataSource, dialect, tableName, clock);
   }

@@ -6,14 +6,12 @@ import java.sql.ResultSet;
 import java.sql.SQLException;
 
 /**
- * The statements on one record that the transactional mode runs, and batches for a key they take over. Their
- * records are inserted as {@code COMPLETED} right away: nobody sees them before the commit, and then the result is
- * there too. ({@code CLAIM} records, visible while in progress, have statements of their own in
- * {@link ClaimExecutor}.)
+ * Binds and runs the statements on one record that the transactional mode runs, and batches for a key they take
+ * over; their SQL is {@link SqlDialect}'s. Their records are inserted as {@code COMPLETED} right away: nobody sees
+ * them before the commit, and then the result is there too. ({@code CLAIM} records, visible while in progress, are
+ * bound in {@link ClaimExecutor}.)
  */
 final class RecordStatements {
-
-  static final String COMPLETED = "COMPLETED";
 
   /** A record as read after the claim found the key recorded. */
   record Stored(String state, String fingerprint, String result, String errorType, long createdAt,
@@ -29,10 +27,8 @@ final class RecordStatements {
     this.dialect = dialect;
     this.claimSql = dialect.claimSql(table);
     this.selectSql = dialect.selectSql(table);
-    this.takeOverSql = "UPDATE " + table + " SET fingerprint = ?, state = '" + COMPLETED
-        + "', result = NULL, error_type = NULL, owner_token = NULL, lease_until = NULL,"
-        + " created_at = ?, expires_at = ? WHERE scope = ? AND idem_key = ? AND expires_at = ?";
-    this.storeResultSql = "UPDATE " + table + " SET result = ?, error_type = ? WHERE scope = ? AND idem_key = ?";
+    this.takeOverSql = dialect.takeOverSql(table);
+    this.storeResultSql = dialect.storeResultSql(table);
   }
 
   /** @return true if this transaction inserted the record, false if the key is recorded already */

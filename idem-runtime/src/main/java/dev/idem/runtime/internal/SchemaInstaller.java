@@ -36,8 +36,8 @@ final class SchemaInstaller {
       for (String sql : statements(ddl)) {
         statement.execute(sql);
       }
-      // The transition log of @StateTransition methods (Transitions.LOG_TABLE), created alongside.
-      for (String sql : statements(load(dialect.schemaResource().replace("schema/", "schema/transition-log-")))) {
+      // The transition log of @StateTransition methods, created alongside.
+      for (String sql : statements(load(dialect.transitionLogSchemaResource()))) {
         statement.execute(sql);
       }
       if (!connection.getAutoCommit()) {

@@ -6,10 +6,17 @@ import java.sql.PreparedStatement;
 import java.sql.SQLException;
 
 /**
- * Everything idem's runtime says to one database about {@code idem_record}: how a key is claimed without poisoning
- * the transaction, how the claimed row is read, how expired rows are purged in batches, and how errors are
- * classified (by SQLState and vendor code only, never by message text). One instance per {@link Dialect}; the
- * user picks the {@link Dialect}, the runtime's internals talk to this.
+ * Every SQL text idem's runtime runs against {@code idem_record} (and the transition log), per database, and
+ * everything else it must know about that database: the DDL resources, how a claim avoids poisoning the
+ * transaction, which batch claim fits, and how errors are classified (by SQLState and vendor code only, never by
+ * message text). One instance per {@link Dialect}; the user picks the {@link Dialect}, the runtime's internals
+ * talk to this.
+ *
+ * <p>This class family is the runtime's only place for dialect knowledge: executors ({@link RecordStatements},
+ * {@link ClaimExecutor}, {@link BatchStatements}, {@link ExpiredRecordPurger}, {@link Transitions}) ask it for
+ * their statements once, bind parameters and interpret results. The SQL generated into {@code @StateTransition}
+ * methods is the processor's (its SQL renderer); see ARCHITECTURE.md. Each statement's Javadoc lists its
+ * parameters in order.
  */
 abstract class SqlDialect {
 
@@ -17,9 +24,22 @@ abstract class SqlDialect {
   static final SqlDialect POSTGRESQL = new PostgresDialect();
   static final SqlDialect MARIADB = new MariaDbDialect();
 
+  /** {@code idem_record.state} of a record whose result is stored (or, transactional mode, being stored). */
+  static final String COMPLETED = "COMPLETED";
+  /** {@code idem_record.state} of a {@code CLAIM} record whose body runs. */
+  static final String IN_PROGRESS = "IN_PROGRESS";
+
+  /** The transition log's table; its DDL is {@link #transitionLogSchemaResource()}. */
+  static final String TRANSITION_LOG_TABLE = "idem_transition_log";
+
+  private static final String CLAIM_COLUMNS = " (scope, idem_key, state, fingerprint, created_at, expires_at)";
+  private static final String CLAIM_VALUES = "(?, ?, '" + COMPLETED + "', ?, ?, ?)";
   private static final String LEASE_CLAIM_COLUMNS =
       " (scope, idem_key, state, fingerprint, owner_token, lease_until, created_at, expires_at)"
-          + " VALUES (?, ?, 'IN_PROGRESS', ?, ?, ?, ?, ?)";
+          + " VALUES (?, ?, '" + IN_PROGRESS + "', ?, ?, ?, ?, ?)";
+  private static final String BY_KEY = " WHERE scope = ? AND idem_key = ?";
+  private static final String FENCED_BY_OWNER = BY_KEY + " AND state = '" + IN_PROGRESS + "' AND owner_token = ?";
+  private static final String BATCH_SELECT_COLUMNS = "SELECT idem_key, state, fingerprint, expires_at FROM ";
 
   private final Dialect dialect;
 
@@ -51,8 +71,19 @@ abstract class SqlDialect {
     return dialect.toString();
   }
 
-  /** Classpath resource holding the DDL, with {@code idem_record} as the table name. */
+  // ------------------------------------------------------------------------------------------------
+  // DDL
+
+  /** Classpath resource (relative to {@code dev.idem.runtime}) holding the DDL, with {@code idem_record} as the table name. */
   abstract String schemaResource();
+
+  /** Classpath resource (relative to {@code dev.idem.runtime}) holding the transition log's DDL. */
+  final String transitionLogSchemaResource() {
+    return schemaResource().replace("schema/", "schema/transition-log-");
+  }
+
+  // ------------------------------------------------------------------------------------------------
+  // Transactional mode (RecordStatements): records are inserted COMPLETED; nobody sees them before the commit.
 
   /**
    * SQL inserting a new record; parameters: scope, key, fingerprint, created_at, expires_at.
@@ -61,7 +92,7 @@ abstract class SqlDialect {
   abstract String claimSql(String table);
 
   /**
-   * Runs the claim statement.
+   * Runs a claim statement ({@link #claimSql} or {@link #leaseClaimSql}).
    *
    * @return true if this transaction inserted the row, false if the key is already recorded
    */
@@ -70,19 +101,122 @@ abstract class SqlDialect {
   }
 
   /**
-   * SQL inserting an in-progress claim ({@code CLAIM} mode) unless the key is recorded; parameters: scope, key,
-   * fingerprint, owner_token, lease_until, created_at, expires_at. Executed by {@link #claim(PreparedStatement)}.
+   * SQL reading a record by scope and key, seeing the latest committed version; parameters: scope, key. Columns:
+   * state, fingerprint, result, error_type, created_at, expires_at.
+   */
+  String selectSql(String table) {
+    return "SELECT state, fingerprint, result, error_type, created_at, expires_at FROM " + table + BY_KEY;
+  }
+
+  /**
+   * SQL reusing an expired record, guarded by its old expiry so that only one caller wins; parameters:
+   * fingerprint, created_at, expires_at, scope, key, the expires_at seen.
+   */
+  final String takeOverSql(String table) {
+    return "UPDATE " + table + " SET fingerprint = ?, state = '" + COMPLETED
+        + "', result = NULL, error_type = NULL, owner_token = NULL, lease_until = NULL,"
+        + " created_at = ?, expires_at = ? WHERE scope = ? AND idem_key = ? AND expires_at = ?";
+  }
+
+  /** SQL storing a result or a business failure in a claimed record; parameters: result, error_type, scope, key. */
+  final String storeResultSql(String table) {
+    return "UPDATE " + table + " SET result = ?, error_type = ?" + BY_KEY;
+  }
+
+  // ------------------------------------------------------------------------------------------------
+  // CLAIM mode (ClaimExecutor): an IN_PROGRESS record with an owner token and a lease, visible at once.
+
+  /**
+   * SQL inserting an in-progress claim unless the key is recorded; parameters: scope, key, fingerprint,
+   * owner_token, lease_until, created_at, expires_at. Executed by {@link #claim(PreparedStatement)}.
    */
   abstract String leaseClaimSql(String table);
 
-  /** SQL reading a record by scope and key, seeing the latest committed version. */
-  String selectSql(String table) {
-    return "SELECT state, fingerprint, result, error_type, created_at, expires_at FROM " + table
-        + " WHERE scope = ? AND idem_key = ?";
+  /**
+   * SQL reading a record in auto-commit mode (so it sees the latest committed version everywhere); parameters:
+   * scope, key. Columns: state, fingerprint, result, error_type, created_at, expires_at, owner_token, lease_until.
+   */
+  final String leaseSelectSql(String table) {
+    return "SELECT state, fingerprint, result, error_type, created_at, expires_at, owner_token, lease_until FROM "
+        + table + BY_KEY;
   }
+
+  /**
+   * SQL taking over a claim whose lease ended, guarded by the owner seen and the lease having ended: of several
+   * callers, exactly one matches. Parameters: owner_token, lease_until, expires_at, scope, key, the owner seen, now.
+   */
+  final String takeOverLeaseSql(String table) {
+    return "UPDATE " + table + " SET owner_token = ?, lease_until = ?, expires_at = ?" + FENCED_BY_OWNER
+        + " AND lease_until < ?";
+  }
+
+  /**
+   * SQL claiming an expired record, guarded by the expiry seen like {@link #takeOverSql}; parameters: fingerprint,
+   * owner_token, lease_until, created_at, expires_at, scope, key, the expires_at seen, now.
+   */
+  final String takeOverExpiredSql(String table) {
+    return "UPDATE " + table + " SET state = '" + IN_PROGRESS + "', fingerprint = ?,"
+        + " result = NULL, error_type = NULL, owner_token = ?, lease_until = ?, created_at = ?, expires_at = ?"
+        + BY_KEY + " AND expires_at = ? AND expires_at <= ?";
+  }
+
+  /**
+   * SQL completing a claim, fenced by the owner token (matches nothing once the lease was taken over); parameters:
+   * result, error_type, expires_at, scope, key, owner_token.
+   */
+  final String completeSql(String table) {
+    return "UPDATE " + table + " SET state = '" + COMPLETED + "', result = ?, error_type = ?,"
+        + " owner_token = NULL, lease_until = NULL, expires_at = ?" + FENCED_BY_OWNER;
+  }
+
+  /** SQL releasing a claim, fenced by the owner token; parameters: scope, key, owner_token. */
+  final String releaseSql(String table) {
+    return "DELETE FROM " + table + FENCED_BY_OWNER;
+  }
+
+  /** SQL extending a lease, fenced by the owner token; parameters: lease_until, expires_at, scope, key, owner_token. */
+  final String extendLeaseSql(String table) {
+    return "UPDATE " + table + " SET lease_until = ?, expires_at = ?" + FENCED_BY_OWNER;
+  }
+
+  // ------------------------------------------------------------------------------------------------
+  // Batches (BatchStatements)
+
+  /** How this dialect claims a batch of keys: the statement binder that fits its {@link #batchClaimSql}. */
+  abstract BatchStatements batchStatements(String table);
+
+  /**
+   * SQL inserting COMPLETED records for {@code rows} keys and reporting which it inserted (by RETURNING, or by the
+   * update counts of a JDBC batch of single-row statements); the parameters follow the
+   * {@link #batchStatements binder}'s shape.
+   */
+  abstract String batchClaimSql(String table, int rows);
+
+  /**
+   * SQL reading the latest committed records of {@code keys} keys; parameters: scope, then the keys (or one array of
+   * them). Columns: idem_key, state, fingerprint, expires_at.
+   */
+  String batchSelectSql(String table, int keys) {
+    return BATCH_SELECT_COLUMNS + table + " WHERE scope = ? AND idem_key IN (" + placeholders(keys) + ")";
+  }
+
+  // ------------------------------------------------------------------------------------------------
+  // Retention and the transition log
 
   /** SQL deleting at most {@code ?2} records whose {@code expires_at <= ?1}. */
   abstract String purgeSql(String table);
+
+  /**
+   * SQL writing one transition log row; parameters: transition_name, entity, entity_id, from_state, to_state,
+   * applied_at.
+   */
+  final String transitionLogInsertSql() {
+    return "INSERT INTO " + TRANSITION_LOG_TABLE
+        + " (transition_name, entity, entity_id, from_state, to_state, applied_at) VALUES (?, ?, ?, ?, ?, ?)";
+  }
+
+  // ------------------------------------------------------------------------------------------------
+  // Errors
 
   /** Whether retrying the whole transaction may succeed (deadlock, serialization, lock timeout). */
   boolean isTransient(SQLException e) {
@@ -105,6 +239,14 @@ abstract class SqlDialect {
     return false;
   }
 
+  static String placeholders(int count) {
+    StringBuilder text = new StringBuilder(count * 3);
+    for (int i = 0; i < count; i++) {
+      text.append(i == 0 ? "?" : ", ?");
+    }
+    return text.toString();
+  }
+
   private static final class PostgresDialect extends SqlDialect {
     PostgresDialect() {
       super(Dialect.POSTGRESQL);
@@ -119,13 +261,41 @@ abstract class SqlDialect {
     String claimSql(String table) {
       // ON CONFLICT DO NOTHING waits for a concurrent uncommitted claim of the same key and never
       // raises a duplicate-key error, which would abort the whole PostgreSQL transaction.
-      return "INSERT INTO " + table + " (scope, idem_key, state, fingerprint, created_at, expires_at)"
-          + " VALUES (?, ?, 'COMPLETED', ?, ?, ?) ON CONFLICT (scope, idem_key) DO NOTHING";
+      return "INSERT INTO " + table + CLAIM_COLUMNS + " VALUES " + CLAIM_VALUES
+          + " ON CONFLICT (scope, idem_key) DO NOTHING";
     }
 
     @Override
     String leaseClaimSql(String table) {
       return "INSERT INTO " + table + LEASE_CLAIM_COLUMNS + " ON CONFLICT (scope, idem_key) DO NOTHING";
+    }
+
+    @Override
+    BatchStatements batchStatements(String table) {
+      return new BatchStatements.ArrayBound(this, table);
+    }
+
+    /**
+     * One statement for the whole batch, whatever its size: the keys travel as two arrays that {@code unnest} turns
+     * into rows, so the statement text never changes (one server-side plan) and there is no placeholder limit.
+     * {@code ON CONFLICT DO NOTHING} waits for a competing uncommitted insert of a key, skips it once that commits
+     * (or inserts it if that rolls back) and never raises the duplicate-key error that would abort the transaction;
+     * {@code RETURNING} lists only the rows this statement inserted. Parameters: scope, created_at, expires_at,
+     * the keys' array, the fingerprints' array; {@code rows} does not change the text.
+     */
+    @Override
+    String batchClaimSql(String table, int rows) {
+      return "INSERT INTO " + table + CLAIM_COLUMNS
+          + " SELECT ?, m.idem_key, '" + COMPLETED + "', m.fingerprint, ?, ?"
+          + " FROM unnest(?::varchar[], ?::varchar[]) WITH ORDINALITY AS m(idem_key, fingerprint, n) ORDER BY m.n"
+          // ORDER BY: rows are inserted, and keys locked, in the sorted order of the arrays.
+          + " ON CONFLICT (scope, idem_key) DO NOTHING RETURNING idem_key";
+    }
+
+    /** Parameters: scope, the keys' array; {@code keys} does not change the text. */
+    @Override
+    String batchSelectSql(String table, int keys) {
+      return BATCH_SELECT_COLUMNS + table + " WHERE scope = ? AND idem_key = ANY(?::varchar[])";
     }
 
     @Override
@@ -143,6 +313,11 @@ abstract class SqlDialect {
     private static final int ER_DUP_ENTRY = 1062;
     private static final int ER_LOCK_WAIT_TIMEOUT = 1205;
     private static final int ER_LOCK_DEADLOCK = 1213;
+    /**
+     * A locking read sees the latest committed row; a plain read under REPEATABLE READ would use the snapshot
+     * taken before the competing claim committed and find nothing.
+     */
+    private static final String LOCKING_READ = " LOCK IN SHARE MODE";
 
     MariaDbDialect() {
       super(Dialect.MARIADB);
@@ -157,8 +332,7 @@ abstract class SqlDialect {
     String claimSql(String table) {
       // INSERT IGNORE waits for a concurrent uncommitted claim and turns the duplicate into
       // "0 rows". It would also hide truncation, but keys and scopes are validated beforehand.
-      return "INSERT IGNORE INTO " + table
-          + " (scope, idem_key, state, fingerprint, created_at, expires_at) VALUES (?, ?, 'COMPLETED', ?, ?, ?)";
+      return "INSERT IGNORE INTO " + table + CLAIM_COLUMNS + " VALUES " + CLAIM_VALUES;
     }
 
     @Override
@@ -168,9 +342,33 @@ abstract class SqlDialect {
 
     @Override
     String selectSql(String table) {
-      // A locking read sees the latest committed row; a plain read under REPEATABLE READ would use
-      // the snapshot taken before the competing claim committed and find nothing.
-      return super.selectSql(table) + " LOCK IN SHARE MODE";
+      return super.selectSql(table) + LOCKING_READ;
+    }
+
+    @Override
+    BatchStatements batchStatements(String table) {
+      return new BatchStatements.RowBound(this, table);
+    }
+
+    /**
+     * A multi-row {@code INSERT IGNORE … RETURNING} (MariaDB 10.5 and later; MySQL has no RETURNING): like the
+     * single claim, it waits for a competing uncommitted insert of a key and turns the duplicate into "no row", and
+     * RETURNING lists only the rows it inserted. Parameters per row: scope, key, fingerprint, created_at,
+     * expires_at.
+     */
+    @Override
+    String batchClaimSql(String table, int rows) {
+      StringBuilder sql = new StringBuilder("INSERT IGNORE INTO ").append(table).append(CLAIM_COLUMNS)
+          .append(" VALUES ");
+      for (int i = 0; i < rows; i++) {
+        sql.append(i == 0 ? "" : ", ").append(CLAIM_VALUES);
+      }
+      return sql.append(" RETURNING idem_key").toString();
+    }
+
+    @Override
+    String batchSelectSql(String table, int keys) {
+      return super.batchSelectSql(table, keys) + LOCKING_READ;
     }
 
     @Override
@@ -216,8 +414,7 @@ abstract class SqlDialect {
 
     @Override
     String claimSql(String table) {
-      return "INSERT INTO " + table + " (scope, idem_key, state, fingerprint, created_at, expires_at)"
-          + " VALUES (?, ?, 'COMPLETED', ?, ?, ?)";
+      return "INSERT INTO " + table + CLAIM_COLUMNS + " VALUES " + CLAIM_VALUES;
     }
 
     @Override
@@ -238,6 +435,23 @@ abstract class SqlDialect {
         }
         throw e;
       }
+    }
+
+    @Override
+    BatchStatements batchStatements(String table) {
+      return new BatchStatements.JdbcBatched(this, table);
+    }
+
+    /**
+     * The single claim's plain INSERT, run as a JDBC batch: H2 executes every row of a batch even when some fail,
+     * and rolls back only the failed row's statement, never the transaction; the per-row update counts then say
+     * which rows this transaction inserted. H2 runs in-process, so a batch is as cheap as one statement; its ON
+     * CONFLICT exists only in PostgreSQL mode and its MERGE would overwrite records. Parameters: those of
+     * {@link #claimSql}, once per batched row; {@code rows} does not change the text.
+     */
+    @Override
+    String batchClaimSql(String table, int rows) {
+      return claimSql(table);
     }
 
     @Override

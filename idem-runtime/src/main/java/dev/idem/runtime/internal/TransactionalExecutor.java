@@ -209,7 +209,7 @@ final class TransactionalExecutor {
       } else if (!stored.fingerprint().equals(fingerprint)) {
         listener.keyReused(scope, key);
         throw new IdempotencyKeyReusedException(scope, key);
-      } else if (RecordStatements.COMPLETED.equals(stored.state())) {
+      } else if (SqlDialect.COMPLETED.equals(stored.state())) {
         attempt.completed = new CompletedRecord(stored.fingerprint(), stored.result(), stored.errorType(),
             stored.createdAt(), stored.expiresAt());
         attempt.replayed = true;

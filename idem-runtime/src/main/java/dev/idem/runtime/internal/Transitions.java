@@ -21,18 +21,18 @@ public final class Transitions {
   private static final System.Logger LOG = System.getLogger(IdemRuntime.class.getName());
 
   /** The transition log's table; its DDL is {@code dev/idem/runtime/schema/transition-log-<dialect>.sql}. */
-  public static final String LOG_TABLE = "idem_transition_log";
-
-  private static final String INSERT_LOG = "INSERT INTO " + LOG_TABLE
-      + " (transition_name, entity, entity_id, from_state, to_state, applied_at) VALUES (?, ?, ?, ?, ?, ?)";
+  public static final String LOG_TABLE = SqlDialect.TRANSITION_LOG_TABLE;
 
   private final TransactionManager transactions;
+  private final String insertLogSql;
   private final Clock clock;
   private final TransitionListener listener;
   private final boolean logAll;
 
-  Transitions(TransactionManager transactions, Clock clock, TransitionListener listener, boolean logAll) {
+  Transitions(TransactionManager transactions, SqlDialect dialect, Clock clock, TransitionListener listener,
+      boolean logAll) {
     this.transactions = transactions;
+    this.insertLogSql = dialect.transitionLogInsertSql();
     this.clock = clock;
     this.listener = listener;
     this.logAll = logAll;
@@ -59,7 +59,7 @@ public final class Transitions {
   public TransitionResult applied(TransitionSpec spec, Object id, String from) throws SQLException {
     if (logs(spec)) {
       Connection connection = transactions.currentConnection();
-      try (PreparedStatement insert = connection.prepareStatement(INSERT_LOG)) {
+      try (PreparedStatement insert = connection.prepareStatement(insertLogSql)) {
         insert.setString(1, spec.name());
         insert.setString(2, spec.entity());
         insert.setString(3, String.valueOf(id));

@@ -1,24 +1,15 @@
 package dev.idem.processor;
 
-import static dev.idem.processor.RuntimeNames.COMMAND_SPEC;
 import static dev.idem.processor.RuntimeNames.IDEM_ENGINE;
 import static dev.idem.processor.RuntimeNames.IDEM_RUNTIME;
-import static dev.idem.processor.RuntimeNames.REPLAYABLE_FAILURE;
-import static dev.idem.processor.RuntimeNames.RESULT_TYPE;
 
-import com.palantir.javapoet.ArrayTypeName;
 import com.palantir.javapoet.ClassName;
 import com.palantir.javapoet.CodeBlock;
 import com.palantir.javapoet.FieldSpec;
 import com.palantir.javapoet.MethodSpec;
-import com.palantir.javapoet.ParameterizedTypeName;
 import com.palantir.javapoet.TypeName;
 import com.palantir.javapoet.TypeSpec;
-import dev.idem.InFlight;
-import dev.idem.Mode;
 import dev.idem.processor.CommandMethod.KeyPart;
-import dev.idem.processor.CommandMethod.ReplayedFailure;
-import java.time.Duration;
 import java.util.ArrayList;
 import java.util.HashSet;
 import java.util.List;
@@ -31,12 +22,10 @@ import javax.lang.model.element.Element;
 import javax.lang.model.element.Modifier;
 import javax.lang.model.element.VariableElement;
 import javax.lang.model.type.TypeKind;
-import javax.lang.model.type.TypeMirror;
 import javax.lang.model.util.Types;
 
 /** Writes {@code <Service>_Idempotent}: one static command descriptor per command, and one method per method. */
-final class ServiceGenerator extends SourceFileGenerator<ServiceModel> {
-
+final class ServiceWriter extends SourceFileGenerator<ServiceModel> {
 
   static final String DELEGATE = "delegate";
   /** The constructor's parameter. */
@@ -46,11 +35,13 @@ final class ServiceGenerator extends SourceFileGenerator<ServiceModel> {
   private static final String NO_PAYLOAD = "NO_PAYLOAD";
 
   private final Types types;
+  private final CommandSpecWriter specs;
   private final BatchMethodWriter batches;
 
-  ServiceGenerator(Filer filer, Messager messager, Types types) {
+  ServiceWriter(Filer filer, Messager messager, Types types) {
     super(filer, messager);
     this.types = types;
+    this.specs = new CommandSpecWriter(types);
     this.batches = new BatchMethodWriter(types);
   }
 
@@ -89,12 +80,12 @@ final class ServiceGenerator extends SourceFileGenerator<ServiceModel> {
     for (MethodModel method : model.methods()) {
       if (method instanceof CommandMethod command) {
         String specName = uniqueConstantName(command.method().getSimpleName().toString(), fieldNames);
-        type.addField(commandSpec(command, specName));
+        type.addField(specs.commandSpec(command, specName));
         needsNoPayload |= command.payloadParameters().isEmpty();
         methods.add(commandMethod(model, command, specName));
       } else if (method instanceof BatchMethod batch) {
         String specName = uniqueConstantName(batch.method().getSimpleName().toString(), fieldNames);
-        type.addField(batches.commandSpec(batch, specName));
+        type.addField(specs.batchSpec(batch, specName));
         methods.add(batches.batchMethod(model, batch, specName));
       } else if (method instanceof TransitionMethod transition) {
         String specName = uniqueConstantName(transition.method().getSimpleName().toString(), fieldNames);
@@ -126,68 +117,6 @@ final class ServiceGenerator extends SourceFileGenerator<ServiceModel> {
     return type;
   }
 
-  private FieldSpec commandSpec(CommandMethod command, String name) {
-    TypeName resultType = resultTypeName(command.storedType());
-    CodeBlock.Builder initializer = CodeBlock.builder()
-        .add("$Z$T.builder($S, $L)\n", COMMAND_SPEC, command.scope(), resultTypeToken(command.storedType()))
-        .indent().indent().indent().indent()
-        .add(".retention($T.parse($S))\n", Duration.class, command.retention())
-        .add(".keyParts($L)\n", command.keyParts().stream()
-            .map(part -> CodeBlock.of("$S", part.displayName()))
-            .collect(CodeBlock.joining(", ")));
-    if (!command.payloadParameters().isEmpty()) {
-      initializer.add(".payload($L)\n", command.payloadParameters().stream()
-          .map(parameter -> CodeBlock.of("$S", parameter))
-          .collect(CodeBlock.joining(", ")));
-    }
-    if (command.mode() == Mode.CLAIM) {
-      initializer.add(".mode($T.$L)\n", Mode.class, Mode.CLAIM)
-          .add(".lease($T.parse($S))\n", Duration.class, command.lease())
-          .add(".onInFlight($T.$L)\n", InFlight.class, command.onInFlight());
-      if (command.onInFlight() == InFlight.WAIT) {
-        initializer.add(".waitTimeout($T.parse($S))\n", Duration.class, command.waitTimeout());
-      }
-    }
-    for (ReplayedFailure failure : command.replayOn()) {
-      initializer.add(".replayOn($L)\n", replayableFailure(failure));
-    }
-    initializer.add(".build()").unindent().unindent().unindent().unindent();
-    return FieldSpec.builder(ParameterizedTypeName.get(COMMAND_SPEC, resultType), name,
-            Modifier.PRIVATE, Modifier.STATIC, Modifier.FINAL)
-        .initializer(initializer.build())
-        .build();
-  }
-
-  /**
-   * {@code ReplayableFailure.of(Declined.class, e -> new Object[] {e.getMessage(), e.code()},
-   * arguments -> new Declined((String) arguments[0], (String) arguments[1]), String.class, String.class)}: what the
-   * runtime needs to store the exception's values and recreate it, without reflection.
-   */
-  private CodeBlock replayableFailure(ReplayedFailure failure) {
-    TypeName exception = TypeName.get(failure.type());
-    List<CodeBlock> captured = new ArrayList<>();
-    List<CodeBlock> arguments = new ArrayList<>();
-    List<CodeBlock> argumentTypes = new ArrayList<>();
-    for (int i = 0; i < failure.accessors().size(); i++) {
-      TypeMirror parameterType = failure.parameterTypes().get(i);
-      TypeName parameter = TypeName.get(parameterType);
-      captured.add(CodeBlock.of("e.$N()", failure.accessors().get(i)));
-      arguments.add(parameter.equals(ClassName.get(Object.class))
-          ? CodeBlock.of("arguments[$L]", i) // a cast to Object would be redundant
-          : CodeBlock.of("($T) arguments[$L]", parameter, i));
-      argumentTypes.add(CodeBlock.of("$T.class", TypeName.get(types.erasure(parameterType))));
-    }
-    CodeBlock.Builder block = CodeBlock.builder()
-        .add("$T.of($T.class,\n", REPLAYABLE_FAILURE, exception)
-        .indent().indent()
-        .add("e -> new Object[] {$L},\n", CodeBlock.join(captured, ", "))
-        .add("arguments -> new $T($L)", exception, CodeBlock.join(arguments, ", "));
-    if (!argumentTypes.isEmpty()) {
-      block.add(",\n$L", CodeBlock.join(argumentTypes, ", "));
-    }
-    return block.add(")").unindent().unindent().build();
-  }
-
   private MethodSpec commandMethod(ServiceModel model, CommandMethod command, String specName) {
     MethodSpec.Builder method = MethodSpec.overriding(command.method(), model.declaredType(), types);
     String runtime = field(command, ENGINE);
@@ -201,9 +130,11 @@ final class ServiceGenerator extends SourceFileGenerator<ServiceModel> {
     names.add(specName);
     names.add(NO_PAYLOAD);
     List<CodeBlock> keyValues = new ArrayList<>();
+    CodeBlock.Builder keyLocals = CodeBlock.builder();
     for (KeyPart part : command.keyParts()) {
-      keyValues.add(keyValue(method, part, names));
+      keyValues.add(KeyPathWriter.value(part.parameter(), part.accessors(), names, keyLocals));
     }
+    method.addCode(keyLocals.build());
     CodeBlock payload = command.payloadParameters().isEmpty()
         ? CodeBlock.of("$N", NO_PAYLOAD)
         : CodeBlock.of("new Object[] {$L}", String.join(", ", command.payloadParameters()));
@@ -224,25 +155,6 @@ final class ServiceGenerator extends SourceFileGenerator<ServiceModel> {
     return method.build();
   }
 
-  /**
-   * The expression for one key part. A path is navigated null-safely, so that a missing message id surfaces as
-   * the runtime's "key part is null" error instead of a NullPointerException; nested paths go through locals so
-   * that no accessor is called twice.
-   */
-  static CodeBlock keyValue(MethodSpec.Builder method, KeyPart part, Set<String> names) {
-    String current = part.parameter();
-    List<String> accessors = part.accessors();
-    for (int i = 0; i < accessors.size() - 1; i++) {
-      String next = uniqueLocalName(current + capitalize(accessors.get(i)), names);
-      method.addStatement("var $N = $N == null ? null : $N.$N()", next, current, current, accessors.get(i));
-      current = next;
-    }
-    if (accessors.isEmpty()) {
-      return CodeBlock.of("$N", current);
-    }
-    return CodeBlock.of("$N == null ? null : $N.$N()", current, current, accessors.get(accessors.size() - 1));
-  }
-
   private MethodSpec forwardedMethod(ServiceModel model, ForwardedMethod forwarded) {
     MethodSpec.Builder method = MethodSpec.overriding(forwarded.method(), model.declaredType(), types);
     CodeBlock call = CodeBlock.of("$N.$N($L)", field(forwarded, DELEGATE), forwarded.method().getSimpleName(),
@@ -253,35 +165,6 @@ final class ServiceGenerator extends SourceFileGenerator<ServiceModel> {
       method.addStatement("return $L", call);
     }
     return method.build();
-  }
-
-  /** {@code Receipt} for Receipt, {@code Integer} for int, {@code Void} for void. */
-  private TypeName resultTypeName(TypeMirror returnType) {
-    if (returnType.getKind() == TypeKind.VOID) {
-      return ClassName.get(Void.class);
-    }
-    return TypeName.get(returnType).box();
-  }
-
-  /**
-   * {@code ResultType.of(Receipt.class)} where a class literal says it all; a super type token
-   * {@code new ResultType<List<Receipt>>() {}} where type arguments must survive erasure.
-   */
-  private CodeBlock resultTypeToken(TypeMirror returnType) {
-    if (returnType.getKind() == TypeKind.VOID) {
-      return CodeBlock.of("$T.VOID", RESULT_TYPE);
-    }
-    TypeName name = resultTypeName(returnType);
-    if (name instanceof ClassName || (name instanceof ArrayTypeName array && isRaw(array))) {
-      return CodeBlock.of("$T.of($T.class)", RESULT_TYPE, name);
-    }
-    return CodeBlock.of("new $T() {}", ParameterizedTypeName.get(RESULT_TYPE, name));
-  }
-
-  private static boolean isRaw(ArrayTypeName array) {
-    TypeName component = array.componentType();
-    return component.isPrimitive() || component instanceof ClassName
-        || (component instanceof ArrayTypeName nested && isRaw(nested));
   }
 
   static String arguments(MethodModel method) {
@@ -306,18 +189,5 @@ final class ServiceGenerator extends SourceFileGenerator<ServiceModel> {
       name = base + "_" + i;
     }
     return name;
-  }
-
-  /** {@code name}, or {@code name2}, {@code name3}... if it is taken; the result is taken from then on. */
-  static String uniqueLocalName(String name, Set<String> taken) {
-    String unique = name;
-    for (int i = 2; !taken.add(unique); i++) {
-      unique = name + i;
-    }
-    return unique;
-  }
-
-  static String capitalize(String name) {
-    return Character.toUpperCase(name.charAt(0)) + name.substring(1);
   }
 }
