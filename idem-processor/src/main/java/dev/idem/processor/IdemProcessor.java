@@ -8,24 +8,23 @@ import java.util.LinkedHashSet;
 import java.util.List;
 import java.util.Optional;
 import java.util.Set;
+import java.util.function.Consumer;
 import javax.annotation.processing.AbstractProcessor;
 import javax.annotation.processing.ProcessingEnvironment;
 import javax.annotation.processing.Processor;
 import javax.annotation.processing.RoundEnvironment;
 import javax.lang.model.SourceVersion;
 import javax.lang.model.element.Element;
-import javax.lang.model.element.ExecutableElement;
 import javax.lang.model.element.TypeElement;
-import javax.lang.model.type.TypeKind;
-import javax.lang.model.type.TypeMirror;
-import javax.lang.model.util.ElementFilter;
+import javax.tools.Diagnostic;
 
 /**
  * Generates {@code <Service>_Idempotent} for every interface with idem-annotated methods.
  *
  * <p>Each round: find the interfaces, validate each into a {@link ValidationReport} and a {@link ServiceModel},
- * print the report once, and generate only from a clean model. An interface that still refers to types other
- * processors have yet to generate is retried in the next round.
+ * print the report once, and generate only from a clean model. An interface that still names types other
+ * processors have yet to generate ({@link TypeResolution}) is retried in the next round, and reported in the last
+ * one if they never appear. A failure of idem itself becomes a tagged error on the interface, not a javac crash.
  */
 @AutoService(Processor.class)
 public final class IdemProcessor extends AbstractProcessor {
@@ -36,13 +35,25 @@ public final class IdemProcessor extends AbstractProcessor {
 
   private final Set<String> deferred = new LinkedHashSet<>();
   private final Set<String> processed = new HashSet<>();
+  /** Runs before each service is validated; a test makes it throw to see the processor survive its own bugs. */
+  private final Consumer<TypeElement> beforeValidation;
   private ServiceValidator validator;
+  private TypeResolution resolution;
   private ServiceWriter writer;
   private StateDiagramWriter diagrams;
+
+  public IdemProcessor() {
+    this(service -> {});
+  }
+
+  IdemProcessor(Consumer<TypeElement> beforeValidation) {
+    this.beforeValidation = beforeValidation;
+  }
 
   @Override
   public synchronized void init(ProcessingEnvironment env) {
     super.init(env);
+    resolution = new TypeResolution(env);
     validator = new ServiceValidator(env, new ScopeRegistry());
     writer = new ServiceWriter(env.getFiler(), env.getMessager(), env.getTypeUtils());
     diagrams = new StateDiagramWriter(env.getFiler(), env.getMessager());
@@ -61,6 +72,18 @@ public final class IdemProcessor extends AbstractProcessor {
 
   @Override
   public boolean process(Set<? extends TypeElement> annotations, RoundEnvironment round) {
+    try {
+      processRound(round);
+    } catch (RuntimeException | LinkageError | AssertionError e) {
+      // Outside any one service (finding them failed): a tagged error without a position beats a stack trace.
+      processingEnv.getMessager().printMessage(Diagnostic.Kind.ERROR,
+          Message.PROCESSOR_FAILED.format("this round", e.getClass().getName(), e.getMessage(), origin(e),
+              "the annotated interfaces"));
+    }
+    return false;
+  }
+
+  private void processRound(RoundEnvironment round) {
     Set<TypeElement> services = new LinkedHashSet<>();
     for (String name : deferred) {
       Optional.ofNullable(processingEnv.getElementUtils().getTypeElement(name)).ifPresent(services::add);
@@ -75,18 +98,56 @@ public final class IdemProcessor extends AbstractProcessor {
       if (processed.contains(name)) {
         continue;
       }
-      if (!round.processingOver() && refersToMissingTypes(service)) {
-        deferred.add(name);
-        continue;
+      try {
+        process(service, round.processingOver());
+      } catch (RuntimeException | LinkageError | AssertionError e) {
+        // A bug in idem must not take javac down with a stack trace that hides the user's other errors: report it
+        // on the interface it happened on, tagged, and go on with the next one.
+        processed.add(name);
+        processingEnv.getMessager().printMessage(Diagnostic.Kind.ERROR,
+            Message.PROCESSOR_FAILED.format(name, e.getClass().getName(), e.getMessage(), origin(e),
+                service.getSimpleName()),
+            service);
       }
-      processed.add(name);
-      ValidationReport report = new ValidationReport();
-      Optional<ServiceModel> model = validator.validate(service, report);
-      report.printTo(processingEnv.getMessager());
-      model.ifPresent(writer::generate);
-      model.ifPresent(diagrams::write);
     }
-    return false;
+  }
+
+  /**
+   * Validates and generates one service, or defers it while it names a type that does not exist yet (another
+   * processor may generate it in this round); in the last round such a type is reported, as it never appeared.
+   */
+  private void process(TypeElement service, boolean lastRound) {
+    String name = service.getQualifiedName().toString();
+    Optional<TypeResolution.Unresolved> unresolved = resolution.firstUnresolved(service);
+    if (unresolved.isPresent() && !lastRound) {
+      deferred.add(name);
+      return;
+    }
+    processed.add(name);
+    ValidationReport report = new ValidationReport();
+    if (unresolved.isPresent()) {
+      TypeResolution.Unresolved missing = unresolved.get();
+      report.report(Message.TYPE_NEVER_GENERATED, missing.element(), missing.annotation(), missing.value(),
+          name, missing.typeName(), missing.typeName());
+      report.printTo(processingEnv.getMessager());
+      return;
+    }
+    beforeValidation.accept(service);
+    Optional<ServiceModel> model = validator.validate(service, report);
+    report.printTo(processingEnv.getMessager());
+    model.ifPresent(writer::generate);
+    model.ifPresent(diagrams::write);
+  }
+
+  /** Where idem's code failed: the first frame of the stack trace that is idem's own, else the first frame. */
+  private static String origin(Throwable e) {
+    StackTraceElement[] frames = e.getStackTrace();
+    for (StackTraceElement frame : frames) {
+      if (frame.getClassName().startsWith("dev.idem.")) {
+        return frame.toString();
+      }
+    }
+    return frames.length == 0 ? "an unknown place" : frames[0].toString();
   }
 
   /**
@@ -126,24 +187,5 @@ public final class IdemProcessor extends AbstractProcessor {
         }
       }
     }
-  }
-
-  /** True while a signature still mentions a type that does not exist yet (another processor may create it). */
-  private static boolean refersToMissingTypes(TypeElement service) {
-    for (ExecutableElement method : ElementFilter.methodsIn(service.getEnclosedElements())) {
-      if (isError(method.getReturnType())) {
-        return true;
-      }
-      for (var parameter : method.getParameters()) {
-        if (isError(parameter.asType())) {
-          return true;
-        }
-      }
-    }
-    return false;
-  }
-
-  private static boolean isError(TypeMirror type) {
-    return type.getKind() == TypeKind.ERROR;
   }
 }

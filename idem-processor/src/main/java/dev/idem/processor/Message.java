@@ -164,7 +164,27 @@ enum Message {
       "No @StateTransition of %s starts from or leads to state %s of %s, so it is not part of the state machine"
           + " drawn for %s. Add a transition for it if it should be reachable; ignore this warning if another"
           + " interface moves %s there.",
-      Diagnostic.Kind.WARNING);
+      Diagnostic.Kind.WARNING),
+
+  // The processor and its environment: IDEM-9xx.
+  PROCESSOR_FAILED(
+      "IDEM-900",
+      "idem failed while processing %s: %s: %s (at %s). This is a bug in idem, not in your code: please report it"
+          + " to the idem project with this message and the declaration of %s. Nothing was generated for it."),
+  TYPE_NEVER_GENERATED(
+      "IDEM-901",
+      "Interface %s names %s, a type that no source file declares and no annotation processor generated, so idem cannot"
+          + " generate its implementation. Fix the name or its import, or add the dependency or annotation"
+          + " processor that provides %s."),
+  RUNTIME_MISSING(
+      "IDEM-902",
+      "idem cannot generate the implementation of %s: the idem runtime (%s) is not on the class path, and the"
+          + " generated class calls it. Add dev.idem:idem-runtime:%s to the dependencies."),
+  RUNTIME_VERSION_MISMATCH(
+      "IDEM-903",
+      "The idem runtime on the class path is idem %s, but this annotation processor is idem %s; generated code"
+          + " runs only with the runtime of its own idem version. Use dev.idem:idem-runtime:%s, or the processor of"
+          + " version %s, so that both are the same version.");
 
   private final String tag;
   private final String format;

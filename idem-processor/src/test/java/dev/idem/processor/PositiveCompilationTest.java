@@ -10,7 +10,6 @@ import static dev.idem.processor.Compilations.resource;
 import com.google.testing.compile.Compilation;
 import java.io.IOException;
 import java.io.InputStream;
-import java.io.Writer;
 import java.net.URL;
 import java.nio.charset.StandardCharsets;
 import java.util.ArrayList;
@@ -18,10 +17,6 @@ import java.util.Collections;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
-import java.util.Set;
-import javax.annotation.processing.AbstractProcessor;
-import javax.annotation.processing.RoundEnvironment;
-import javax.lang.model.SourceVersion;
 import javax.lang.model.element.ElementKind;
 import javax.lang.model.element.TypeElement;
 import javax.tools.JavaFileObject;
@@ -92,7 +87,8 @@ class PositiveCompilationTest {
   @Test
   void waitsForTypesGeneratedByOtherProcessors() {
     Compilation compilation = javac()
-        .withProcessors(new IdemProcessor(), new ReceiptGenerator())
+        .withProcessors(new IdemProcessor(),
+            new FirstRoundGenerator("positive/deferred/generated/GeneratedReceipt.java"))
         .withOptions(Compilations.OPTIONS)
         .compile(resource("positive/deferred/Checkout.java"));
 
@@ -183,36 +179,5 @@ class PositiveCompilationTest {
       sources.put(file.getName(), contentOf(file));
     }
     return sources;
-  }
-
-  /** Stands in for another processor (MapStruct, Immutables...) that generates a type the service refers to. */
-  private static final class ReceiptGenerator extends AbstractProcessor {
-
-    private boolean done;
-
-    @Override
-    public Set<String> getSupportedAnnotationTypes() {
-      return Set.of("*");
-    }
-
-    @Override
-    public SourceVersion getSupportedSourceVersion() {
-      return SourceVersion.latestSupported();
-    }
-
-    @Override
-    public boolean process(Set<? extends TypeElement> annotations, RoundEnvironment round) {
-      if (done) {
-        return false;
-      }
-      done = true;
-      try (Writer writer = processingEnv.getFiler()
-          .createSourceFile("com.example.shop.generated.GeneratedReceipt").openWriter()) {
-        writer.write("package com.example.shop.generated;\n\npublic record GeneratedReceipt(String cartId) {}\n");
-      } catch (IOException e) {
-        throw new AssertionError(e);
-      }
-      return false;
-    }
   }
 }

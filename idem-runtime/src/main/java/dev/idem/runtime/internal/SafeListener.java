@@ -9,6 +9,15 @@ final class SafeListener {
 
   private static final System.Logger LOG = System.getLogger(IdemRuntime.class.getName());
 
+  /**
+   * One listener method. Passed as a method reference that captures nothing ({@code IdempotencyListener::claimed}),
+   * so that notifying allocates nothing on the hot path: the arguments travel separately.
+   */
+  @FunctionalInterface
+  private interface Event {
+    void deliver(IdempotencyListener listener, String scope, String keyOrRule);
+  }
+
   private final IdempotencyListener listener;
 
   SafeListener(IdempotencyListener listener) {
@@ -16,78 +25,46 @@ final class SafeListener {
   }
 
   void claimed(String scope, String key) {
-    try {
-      listener.claimed(scope, key);
-    } catch (RuntimeException e) {
-      failed("claimed", e);
-    }
+    notify("claimed", IdempotencyListener::claimed, scope, key);
   }
 
   void completed(String scope, String key) {
-    try {
-      listener.completed(scope, key);
-    } catch (RuntimeException e) {
-      failed("completed", e);
-    }
+    notify("completed", IdempotencyListener::completed, scope, key);
   }
 
   void replayed(String scope, String key) {
-    try {
-      listener.replayed(scope, key);
-    } catch (RuntimeException e) {
-      failed("replayed", e);
-    }
+    notify("replayed", IdempotencyListener::replayed, scope, key);
   }
 
   void keyReused(String scope, String key) {
-    try {
-      listener.keyReused(scope, key);
-    } catch (RuntimeException e) {
-      failed("keyReused", e);
-    }
+    notify("keyReused", IdempotencyListener::keyReused, scope, key);
   }
 
   void invalidKey(String scope, String rule) {
-    try {
-      listener.invalidKey(scope, rule);
-    } catch (RuntimeException e) {
-      failed("invalidKey", e);
-    }
+    notify("invalidKey", IdempotencyListener::invalidKey, scope, rule);
   }
 
   void inFlightRejected(String scope, String key) {
-    try {
-      listener.inFlightRejected(scope, key);
-    } catch (RuntimeException e) {
-      failed("inFlightRejected", e);
-    }
+    notify("inFlightRejected", IdempotencyListener::inFlightRejected, scope, key);
   }
 
   void takenOver(String scope, String key) {
-    try {
-      listener.takenOver(scope, key);
-    } catch (RuntimeException e) {
-      failed("takenOver", e);
-    }
+    notify("takenOver", IdempotencyListener::takenOver, scope, key);
   }
 
   void released(String scope, String key) {
-    try {
-      listener.released(scope, key);
-    } catch (RuntimeException e) {
-      failed("released", e);
-    }
+    notify("released", IdempotencyListener::released, scope, key);
   }
 
   void leaseLost(String scope, String key) {
-    try {
-      listener.leaseLost(scope, key);
-    } catch (RuntimeException e) {
-      failed("leaseLost", e);
-    }
+    notify("leaseLost", IdempotencyListener::leaseLost, scope, key);
   }
 
-  private static void failed(String event, RuntimeException e) {
-    LOG.log(Level.WARNING, "IdempotencyListener." + event + " failed; ignored", e);
+  private void notify(String event, Event call, String scope, String keyOrRule) {
+    try {
+      call.deliver(listener, scope, keyOrRule);
+    } catch (RuntimeException e) {
+      LOG.log(Level.WARNING, "IdempotencyListener." + event + " failed; ignored", e);
+    }
   }
 }

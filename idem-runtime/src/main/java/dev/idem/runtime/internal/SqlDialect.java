@@ -412,9 +412,19 @@ abstract class SqlDialect {
       return "schema/h2.sql";
     }
 
+    /**
+     * Inserts unless the key is recorded: a replay finds the committed row through the primary key and inserts
+     * nothing, without an exception. That matters on H2: building its duplicate-key exception and the statement-level
+     * rollback after it cost most of a replay, and every such rollback ({@code SessionLocal.rollbackTo}) empties the
+     * session's query cache, so the application's own statements on that connection were parsed again. A concurrent
+     * claim that is not committed yet is invisible to NOT EXISTS: then the insert waits on the primary key and fails
+     * with 23505 once the other commits, which {@link #claim} still turns into "already recorded".
+     */
     @Override
     String claimSql(String table) {
-      return "INSERT INTO " + table + CLAIM_COLUMNS + " VALUES " + CLAIM_VALUES;
+      return "INSERT INTO " + table + CLAIM_COLUMNS
+          + " SELECT * FROM (VALUES " + CLAIM_VALUES + ") AS claim (s, k, st, f, c, e)"
+          + " WHERE NOT EXISTS (SELECT 1 FROM " + table + " WHERE scope = claim.s AND idem_key = claim.k)";
     }
 
     @Override
@@ -424,9 +434,9 @@ abstract class SqlDialect {
 
     @Override
     boolean claim(PreparedStatement claim) throws SQLException {
-      // A plain INSERT: H2 waits for a concurrent uncommitted claim of the key, then fails with
-      // 23505 if it committed. H2 rolls back only the failed statement, never the transaction, so
-      // catching the duplicate is safe here (unlike on PostgreSQL).
+      // The insert waits for a concurrent uncommitted claim of the key, then fails with 23505 if it committed. H2
+      // rolls back only the failed statement, never the transaction, so catching the duplicate is safe here (unlike
+      // on PostgreSQL).
       try {
         return claim.executeUpdate() == 1;
       } catch (SQLException e) {
@@ -443,15 +453,15 @@ abstract class SqlDialect {
     }
 
     /**
-     * The single claim's plain INSERT, run as a JDBC batch: H2 executes every row of a batch even when some fail,
-     * and rolls back only the failed row's statement, never the transaction; the per-row update counts then say
-     * which rows this transaction inserted. H2 runs in-process, so a batch is as cheap as one statement; its ON
-     * CONFLICT exists only in PostgreSQL mode and its MERGE would overwrite records. Parameters: those of
-     * {@link #claimSql}, once per batched row; {@code rows} does not change the text.
+     * A plain INSERT of the single claim's columns, run as a JDBC batch: H2 executes every row of a batch even when
+     * some fail, and rolls back only the failed row's statement, never the transaction; the per-row update counts
+     * then say which rows this transaction inserted. H2 runs in-process, so a batch is as cheap as one statement;
+     * its ON CONFLICT exists only in PostgreSQL mode and its MERGE would overwrite records. Parameters: those of the
+     * single claim, once per batched row; {@code rows} does not change the text.
      */
     @Override
     String batchClaimSql(String table, int rows) {
-      return claimSql(table);
+      return "INSERT INTO " + table + CLAIM_COLUMNS + " VALUES " + CLAIM_VALUES;
     }
 
     @Override

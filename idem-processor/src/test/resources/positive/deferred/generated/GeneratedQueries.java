@@ -1,0 +1,6 @@
+package com.example.shop.generated;
+
+public interface GeneratedQueries {
+
+  String status(String parcelId);
+}

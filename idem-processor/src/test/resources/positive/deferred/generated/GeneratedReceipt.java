@@ -1,0 +1,3 @@
+package com.example.shop.generated;
+
+public record GeneratedReceipt(String cartId) {}
