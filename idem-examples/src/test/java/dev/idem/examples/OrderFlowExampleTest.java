@@ -16,8 +16,26 @@ import org.junit.jupiter.api.Test;
 class OrderFlowExampleTest {
 
   @Test
-  void mainRunsTheReadmeExample() {
-    OrderFlowExample.main(new String[0]); // throws if a callback was not guarded
+  void mainPrintsWhatTheReadmeShows() {
+    List<String> lines = PrintedBy.main(() -> OrderFlowExample.main(new String[0]));
+
+    assertEquals(List.of(
+        "== The payment provider calls back \"paid\" twice ==",
+        "first callback   : APPLIED",
+        "repeated callback: ALREADY_APPLIED (no effect)",
+        "== The warehouse ships, the carrier delivers; a late \"paid\" is still harmless ==",
+        "ship: shipped now",
+        "late paid callback: ALREADY_APPLIED",
+        "== A stale \"back to PROCESSING\" callback arrives =="), lines.subList(0, 7), String.join("\n", lines));
+    assertTrue(lines.get(7).startsWith("rejected: ") && lines.get(7).contains("FINISHED"), lines.get(7));
+    assertEquals(List.of(
+        "order 1001 is FINISHED (version 3)",
+        "transition log:",
+        "  OrderFlow.markPaid: CREATED -> PAID",
+        "  OrderFlow.ship: PAID -> SHIPPED",
+        "  OrderFlow.finish: SHIPPED -> FINISHED",
+        "alarms: [OrderFlow.startProcessing rejected for PurchaseOrder 1001 in FINISHED]"),
+        lines.subList(8, lines.size()), String.join("\n", lines));
   }
 
   @Test

@@ -15,7 +15,11 @@ import javax.annotation.processing.Processor;
 import javax.annotation.processing.RoundEnvironment;
 import javax.lang.model.SourceVersion;
 import javax.lang.model.element.Element;
+import javax.lang.model.element.ElementKind;
+import javax.lang.model.element.ExecutableElement;
 import javax.lang.model.element.TypeElement;
+import javax.lang.model.type.TypeMirror;
+import javax.lang.model.util.ElementFilter;
 import javax.tools.Diagnostic;
 
 /**
@@ -40,6 +44,7 @@ public final class IdemProcessor extends AbstractProcessor {
   private ServiceValidator validator;
   private TypeResolution resolution;
   private ServiceWriter writer;
+  private CommandsInterfaceWriter commandInterfaces;
   private StateDiagramWriter diagrams;
 
   public IdemProcessor() {
@@ -55,14 +60,20 @@ public final class IdemProcessor extends AbstractProcessor {
     super.init(env);
     resolution = new TypeResolution(env);
     validator = new ServiceValidator(env, new ScopeRegistry());
-    writer = new ServiceWriter(env.getFiler(), env.getMessager(), env.getTypeUtils());
+    writer = new ServiceWriter(env.getFiler(), env.getMessager(), env.getTypeUtils(),
+        DependencyInjection.onClassPath(env.getElementUtils()));
+    commandInterfaces = new CommandsInterfaceWriter(env.getFiler(), env.getMessager(), env.getTypeUtils());
     diagrams = new StateDiagramWriter(env.getFiler(), env.getMessager());
   }
 
+  /**
+   * Every type, not only idem's annotations: an interface that merely extends an annotated one (perhaps from a
+   * library jar) carries no idem annotation itself, and javac would not run idem on a source set made of such
+   * interfaces. idem claims nothing, so other processors still see everything.
+   */
   @Override
   public Set<String> getSupportedAnnotationTypes() {
-    return Set.of(Annotations.IDEMPOTENT_COMMAND, Annotations.IDEMPOTENCY_KEY, Annotations.STATE_TRANSITION,
-        Annotations.ENTITY_ID, Annotations.EXPECTED_VERSION);
+    return Set.of("*");
   }
 
   @Override
@@ -136,6 +147,7 @@ public final class IdemProcessor extends AbstractProcessor {
     Optional<ServiceModel> model = validator.validate(service, report);
     report.printTo(processingEnv.getMessager());
     model.ifPresent(writer::generate);
+    model.filter(ServiceModel::splitsDelegate).ifPresent(commandInterfaces::generate);
     model.ifPresent(diagrams::write);
   }
 
@@ -172,6 +184,9 @@ public final class IdemProcessor extends AbstractProcessor {
         }
       }
     }
+    for (TypeElement type : ElementFilter.typesIn(round.getRootElements())) {
+      collectInheritingInterfaces(type, services);
+    }
     TypeElement key = processingEnv.getElementUtils().getTypeElement(Annotations.IDEMPOTENCY_KEY);
     if (key != null) {
       for (Element parameter : round.getElementsAnnotatedWith(key)) {
@@ -187,5 +202,35 @@ public final class IdemProcessor extends AbstractProcessor {
         }
       }
     }
+  }
+
+  /**
+   * Adds the interfaces, top-level or nested, that declare no idem annotation themselves but inherit annotated
+   * methods: {@code interface CardPayments extends PaymentCommands {}} gets its {@code CardPayments_Idempotent}
+   * like an interface that adds a command of its own.
+   */
+  private void collectInheritingInterfaces(TypeElement type, Set<TypeElement> services) {
+    if (type.getKind() == ElementKind.INTERFACE && !services.contains(type)
+        && type.getInterfaces().stream().anyMatch(this::declaresOrInheritsAnnotatedMethods)) {
+      services.add(type);
+    }
+    for (TypeElement nested : ElementFilter.typesIn(type.getEnclosedElements())) {
+      collectInheritingInterfaces(nested, services);
+    }
+  }
+
+  private boolean declaresOrInheritsAnnotatedMethods(TypeMirror interfaceType) {
+    Element element = processingEnv.getTypeUtils().asElement(interfaceType);
+    if (!(element instanceof TypeElement type)) {
+      return false;
+    }
+    for (ExecutableElement method : ElementFilter.methodsIn(type.getEnclosedElements())) {
+      for (String annotation : METHOD_ANNOTATIONS) {
+        if (Annotations.find(method, annotation).isPresent()) {
+          return true;
+        }
+      }
+    }
+    return type.getInterfaces().stream().anyMatch(this::declaresOrInheritsAnnotatedMethods);
   }
 }

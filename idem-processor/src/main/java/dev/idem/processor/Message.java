@@ -89,6 +89,15 @@ enum Message {
       "Batch method %s sets %s, which batch handlers do not support: a batch claims its messages and runs in one"
           + " transaction, and a failure rolls the whole batch back for the broker to redeliver. Remove %s."),
 
+  // Interfaces as users write them: IDEM-06x.
+  GENERIC_INHERITING_INTERFACE(
+      "IDEM-060",
+      "Interface %s inherits idem-annotated methods but declares type parameters, so idem generates no"
+          + " %s_Idempotent for it. To get one, declare a non-generic sub-interface that fixes them (interface"
+          + " OrderPayments extends %s<Order> {}); ignore this warning if %s is not meant to be implemented by"
+          + " idem.",
+      Diagnostic.Kind.WARNING),
+
   // State transitions (@StateTransition, @EntityId, @ExpectedVersion): IDEM-1xx.
   TRANSITION_NOT_AN_ENTITY(
       "IDEM-101",

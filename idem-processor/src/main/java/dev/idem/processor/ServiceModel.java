@@ -1,6 +1,7 @@
 package dev.idem.processor;
 
 import com.palantir.javapoet.ClassName;
+import com.palantir.javapoet.TypeName;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
@@ -21,6 +22,25 @@ record ServiceModel(TypeElement type, DeclaredType declaredType, ClassName gener
     return methods.stream()
         .anyMatch(method -> method instanceof CommandMethod || method instanceof BatchMethod
             || method instanceof ForwardedMethod);
+  }
+
+  /**
+   * True when the interface mixes generated transitions with methods its delegate implements: the delegate then
+   * implements {@code <Service>_Commands}, which declares only those, instead of transition methods it would never
+   * be called for.
+   */
+  boolean splitsDelegate() {
+    return needsDelegate() && methods.stream().anyMatch(method -> method instanceof TransitionMethod);
+  }
+
+  /** {@code Checkout_Commands} for {@code Checkout}, beside {@code Checkout_Idempotent}. */
+  ClassName commandsName() {
+    return ServiceValidator.generatedName(type, "_Commands");
+  }
+
+  /** What the generated class delegates to: the service interface, or its commands part for a mixed interface. */
+  TypeName delegateTypeName() {
+    return splitsDelegate() ? commandsName() : TypeName.get(declaredType);
   }
 
   /**

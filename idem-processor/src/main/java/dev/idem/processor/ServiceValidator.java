@@ -37,7 +37,13 @@ final class ServiceValidator {
   Optional<ServiceModel> validate(TypeElement service, ValidationReport report) {
     reportUnimplementable(service, report);
     if (!service.getTypeParameters().isEmpty()) {
-      report.report(Message.GENERIC_INTERFACE, service, service.getQualifiedName(), service.getSimpleName());
+      if (declaresAnnotatedMethods(service)) {
+        report.report(Message.GENERIC_INTERFACE, service, service.getQualifiedName(), service.getSimpleName());
+      } else {
+        // Merely extending a service is no request for an implementation: a warning, not a broken build.
+        report.report(Message.GENERIC_INHERITING_INTERFACE, service, service.getSimpleName(),
+            service.getSimpleName(), service.getSimpleName(), service.getSimpleName());
+      }
       return Optional.empty();
     }
     DeclaredType serviceType = (DeclaredType) service.asType();
@@ -69,6 +75,12 @@ final class ServiceValidator {
     ServiceModel model = new ServiceModel(service, serviceType, generatedName(service), methods);
     reportUnreachedStates(model, report);
     return Optional.of(model);
+  }
+
+  private static boolean declaresAnnotatedMethods(TypeElement service) {
+    return ElementFilter.methodsIn(service.getEnclosedElements()).stream()
+        .anyMatch(method -> Annotations.find(method, Annotations.IDEMPOTENT_COMMAND).isPresent()
+            || Annotations.find(method, Annotations.STATE_TRANSITION).isPresent());
   }
 
   /**
@@ -107,8 +119,12 @@ final class ServiceValidator {
 
   /** {@code com.acme.Payments} → {@code com.acme.Payments_Idempotent}; {@code Outer.Inner} → {@code Outer_Inner_Idempotent}. */
   static ClassName generatedName(TypeElement service) {
+    return generatedName(service, "_Idempotent");
+  }
+
+  static ClassName generatedName(TypeElement service, String suffix) {
     ClassName name = ClassName.get(service);
-    return ClassName.get(name.packageName(), String.join("_", name.simpleNames()) + "_Idempotent");
+    return ClassName.get(name.packageName(), String.join("_", name.simpleNames()) + suffix);
   }
 
   /**

@@ -3,13 +3,20 @@ package dev.idem.processor;
 import static dev.idem.processor.RuntimeNames.IDEM_ENGINE;
 import static dev.idem.processor.RuntimeNames.IDEM_RUNTIME;
 
+import com.palantir.javapoet.AnnotationSpec;
 import com.palantir.javapoet.ClassName;
 import com.palantir.javapoet.CodeBlock;
 import com.palantir.javapoet.FieldSpec;
 import com.palantir.javapoet.MethodSpec;
+import com.palantir.javapoet.ParameterSpec;
 import com.palantir.javapoet.TypeName;
 import com.palantir.javapoet.TypeSpec;
 import dev.idem.processor.CommandMethod.KeyPart;
+import java.lang.annotation.Documented;
+import java.lang.annotation.ElementType;
+import java.lang.annotation.Retention;
+import java.lang.annotation.RetentionPolicy;
+import java.lang.annotation.Target;
 import java.util.ArrayList;
 import java.util.HashSet;
 import java.util.List;
@@ -34,13 +41,18 @@ final class ServiceWriter extends SourceFileGenerator<ServiceModel> {
   static final String ENGINE = "idem";
   private static final String NO_PAYLOAD = "NO_PAYLOAD";
 
+  /** The qualifier nested in a generated class that has a delegate, where a DI API is on the class path. */
+  static final String DELEGATE_QUALIFIER = "Delegate";
+
   private final Types types;
+  private final DependencyInjection injection;
   private final CommandSpecWriter specs;
   private final BatchMethodWriter batches;
 
-  ServiceWriter(Filer filer, Messager messager, Types types) {
+  ServiceWriter(Filer filer, Messager messager, Types types, DependencyInjection injection) {
     super(filer, messager);
     this.types = types;
+    this.injection = injection;
     this.specs = new CommandSpecWriter(types);
     this.batches = new BatchMethodWriter(types);
   }
@@ -103,10 +115,21 @@ final class ServiceWriter extends SourceFileGenerator<ServiceModel> {
           .build());
     }
 
-    MethodSpec.Builder constructor = MethodSpec.constructorBuilder().addModifiers(Modifier.PUBLIC);
+    // Injectable where the application has a DI API: Guice, Dagger and CDI then bind the service interface to
+    // this class with one line, and the delegate, which implements the same interface, by its qualifier.
+    MethodSpec.Builder constructor = MethodSpec.constructorBuilder()
+        .addModifiers(Modifier.PUBLIC)
+        .addAnnotations(injection.injectAnnotations());
     if (model.needsDelegate()) {
-      type.addField(service, DELEGATE, Modifier.PRIVATE, Modifier.FINAL);
-      constructor.addParameter(service, DELEGATE)
+      TypeName delegateType = model.delegateTypeName();
+      ParameterSpec.Builder delegate = ParameterSpec.builder(delegateType, DELEGATE);
+      if (injection.available()) {
+        ClassName qualifier = className.nestedClass(DELEGATE_QUALIFIER);
+        type.addType(delegateQualifier(delegateType, className, qualifier));
+        delegate.addAnnotation(qualifier);
+      }
+      type.addField(delegateType, DELEGATE, Modifier.PRIVATE, Modifier.FINAL);
+      constructor.addParameter(delegate.build())
           .addStatement("this.$N = $T.requireNonNull($N, $S)", DELEGATE, Objects.class, DELEGATE, DELEGATE);
     }
     type.addField(IDEM_ENGINE, ENGINE, Modifier.PRIVATE, Modifier.FINAL);
@@ -115,6 +138,31 @@ final class ServiceWriter extends SourceFileGenerator<ServiceModel> {
     type.addMethod(constructor.build());
     type.addMethods(methods);
     return type;
+  }
+
+  /**
+   * {@code @Qualifier public @interface Delegate}: the delegate implements the service interface too (or its
+   * {@code _Commands} part), so a container needs a second key for it, or binding the interface to this class
+   * would make this class its own delegate.
+   */
+  private TypeSpec delegateQualifier(TypeName service, ClassName generated, ClassName qualifier) {
+    return TypeSpec.annotationBuilder(qualifier)
+        .addModifiers(Modifier.PUBLIC)
+        .addJavadoc("Qualifies the implementation that {@link $T} delegates to, so that a container tells the\n"
+            + "two apart. Bind yours with it, e.g. with Guice:\n"
+            + "{@code bind($T.class).annotatedWith($T.$L.class).to(YourImplementation.class)}\n",
+            generated, service, generated, DELEGATE_QUALIFIER)
+        .addAnnotations(injection.qualifierAnnotations())
+        .addAnnotation(Documented.class)
+        .addAnnotation(AnnotationSpec.builder(Retention.class)
+            .addMember("value", "$T.$L", RetentionPolicy.class, RetentionPolicy.RUNTIME)
+            .build())
+        .addAnnotation(AnnotationSpec.builder(Target.class)
+            .addMember("value", "{$T.$L, $T.$L, $T.$L, $T.$L}", ElementType.class, ElementType.PARAMETER,
+                ElementType.class, ElementType.FIELD, ElementType.class, ElementType.METHOD,
+                ElementType.class, ElementType.TYPE)
+            .build())
+        .build();
   }
 
   private MethodSpec commandMethod(ServiceModel model, CommandMethod command, String specName) {

@@ -6,8 +6,10 @@ import static com.google.testing.compile.Compiler.javac;
 import com.google.testing.compile.Compilation;
 import com.google.testing.compile.Compiler;
 import com.google.testing.compile.JavaFileObjects;
+import java.io.File;
 import java.io.IOException;
 import java.io.UncheckedIOException;
+import java.util.Arrays;
 import java.util.List;
 import java.util.stream.Collectors;
 import javax.tools.Diagnostic;
@@ -49,6 +51,21 @@ final class Compilations {
     RecordingProcessor processor = new RecordingProcessor();
     Compilation compilation = javac().withProcessors(processor).withOptions(OPTIONS).compile(sources);
     return new Run(compilation, processor.created());
+  }
+
+  /**
+   * The test class path minus the jars whose file names contain one of {@code jarNames}, e.g. a user's build
+   * without {@code jakarta.inject}. Surefire's own property lists the entries; {@code java.class.path} may be one
+   * manifest-only jar.
+   */
+  static List<File> classPathWithout(String... jarNames) {
+    String classPath = System.getProperty("surefire.test.class.path", System.getProperty("java.class.path"));
+    List<File> entries = Arrays.stream(classPath.split(File.pathSeparator))
+        .map(File::new)
+        .filter(entry -> Arrays.stream(jarNames).noneMatch(name -> entry.getName().contains(name)))
+        .collect(Collectors.toList());
+    assertWithMessage("class path %s", classPath).that(entries.size()).isGreaterThan(2);
+    return entries;
   }
 
   static JavaFileObject resource(String path) {

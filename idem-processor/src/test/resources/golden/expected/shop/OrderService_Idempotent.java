@@ -8,6 +8,13 @@ import dev.idem.runtime.internal.CommandSpec;
 import dev.idem.runtime.internal.IdemEngine;
 import dev.idem.runtime.internal.ReplayableFailure;
 import dev.idem.runtime.internal.ResultType;
+import jakarta.inject.Inject;
+import jakarta.inject.Qualifier;
+import java.lang.annotation.Documented;
+import java.lang.annotation.ElementType;
+import java.lang.annotation.Retention;
+import java.lang.annotation.RetentionPolicy;
+import java.lang.annotation.Target;
 import java.time.Duration;
 import java.util.Collection;
 import java.util.List;
@@ -132,7 +139,9 @@ public final class OrderService_Idempotent implements OrderService {
 
   private final IdemEngine idem;
 
-  public OrderService_Idempotent(OrderService delegate, IdemRuntime runtime) {
+  @Inject
+  @javax.inject.Inject
+  public OrderService_Idempotent(@Delegate OrderService delegate, IdemRuntime runtime) {
     this.delegate = Objects.requireNonNull(delegate, "delegate");
     this.idem = IdemEngine.of(runtime);
   }
@@ -254,5 +263,18 @@ public final class OrderService_Idempotent implements OrderService {
   @Override
   public Receipt findOrCreate(String orderId, PlaceOrder order) {
     return delegate.findOrCreate(orderId, order);
+  }
+
+  /**
+   * Qualifies the implementation that {@link OrderService_Idempotent} delegates to, so that a container tells the
+   * two apart. Bind yours with it, e.g. with Guice:
+   * {@code bind(OrderService.class).annotatedWith(OrderService_Idempotent.Delegate.class).to(YourImplementation.class)}
+   */
+  @Qualifier
+  @javax.inject.Qualifier
+  @Documented
+  @Retention(RetentionPolicy.RUNTIME)
+  @Target({ElementType.PARAMETER, ElementType.FIELD, ElementType.METHOD, ElementType.TYPE})
+  public @interface Delegate {
   }
 }

@@ -4,6 +4,13 @@ import dev.idem.runtime.IdemRuntime;
 import dev.idem.runtime.internal.CommandSpec;
 import dev.idem.runtime.internal.IdemEngine;
 import dev.idem.runtime.internal.ResultType;
+import jakarta.inject.Inject;
+import jakarta.inject.Qualifier;
+import java.lang.annotation.Documented;
+import java.lang.annotation.ElementType;
+import java.lang.annotation.Retention;
+import java.lang.annotation.RetentionPolicy;
+import java.lang.annotation.Target;
 import java.time.Duration;
 import java.util.Objects;
 import javax.annotation.processing.Generated;
@@ -27,7 +34,9 @@ public final class Warehouse_Stock_Idempotent implements Warehouse.Stock {
 
   private final IdemEngine idem;
 
-  public Warehouse_Stock_Idempotent(Warehouse.Stock delegate, IdemRuntime runtime) {
+  @Inject
+  @javax.inject.Inject
+  public Warehouse_Stock_Idempotent(@Delegate Warehouse.Stock delegate, IdemRuntime runtime) {
     this.delegate = Objects.requireNonNull(delegate, "delegate");
     this.idem = IdemEngine.of(runtime);
   }
@@ -38,5 +47,18 @@ public final class Warehouse_Stock_Idempotent implements Warehouse.Stock {
         new Object[] {shipment == null ? null : shipment.id()},
         new Object[] {shipment, quantity},
         () -> delegate.restock(shipment, quantity));
+  }
+
+  /**
+   * Qualifies the implementation that {@link Warehouse_Stock_Idempotent} delegates to, so that a container tells the
+   * two apart. Bind yours with it, e.g. with Guice:
+   * {@code bind(Warehouse.Stock.class).annotatedWith(Warehouse_Stock_Idempotent.Delegate.class).to(YourImplementation.class)}
+   */
+  @Qualifier
+  @javax.inject.Qualifier
+  @Documented
+  @Retention(RetentionPolicy.RUNTIME)
+  @Target({ElementType.PARAMETER, ElementType.FIELD, ElementType.METHOD, ElementType.TYPE})
+  public @interface Delegate {
   }
 }

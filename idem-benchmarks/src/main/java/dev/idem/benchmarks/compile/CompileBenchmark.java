@@ -27,7 +27,8 @@ import javax.tools.ToolProvider;
 public final class CompileBenchmark {
 
   /** The outcome: wall times in milliseconds per repetition, in run order. */
-  public record Result(int interfaces, int methodsPerInterface, int warmUps, List<Double> withoutProcessorMillis,
+  public record Result(boolean genericResults, int interfaces, int methodsPerInterface, int warmUps,
+      List<Double> withoutProcessorMillis,
       List<Double> withProcessorMillis, List<Double> pregeneratedMillis, List<Double> noOpProcessorMillis,
       int generatedFiles) {
 
@@ -67,14 +68,19 @@ public final class CompileBenchmark {
 
   private CompileBenchmark() {}
 
-  public static Result run(int interfaces, int methods, int warmUps, int repetitions) throws IOException {
+  /**
+   * @param genericResults whether the results are generic types ({@code List<R>}, {@code Optional<R>},
+   *     {@code Map<String, R>}) rather than records
+   */
+  public static Result run(int interfaces, int methods, boolean genericResults, int warmUps, int repetitions)
+      throws IOException {
     JavaCompiler javac = ToolProvider.getSystemJavaCompiler();
     if (javac == null) {
       throw new IllegalStateException("No system Java compiler: run on a JDK, not a JRE");
     }
     Path root = Files.createTempDirectory("idem-compile-bench");
     try {
-      List<Path> sources = SourceTree.write(root.resolve("src"), interfaces, methods);
+      List<Path> sources = SourceTree.write(root.resolve("src"), interfaces, methods, genericResults);
       String classPath = System.getProperty("java.class.path");
       // The wrappers, generated once, for the third variant.
       Path pregeneration = root.resolve("pregeneration");
@@ -101,7 +107,7 @@ public final class CompileBenchmark {
           delete(out);
         }
       }
-      return new Result(interfaces, methods, warmUps, millis.get(0), millis.get(1), millis.get(2), millis.get(3),
+      return new Result(genericResults, interfaces, methods, warmUps, millis.get(0), millis.get(1), millis.get(2), millis.get(3),
           generated);
     } finally {
       delete(root);

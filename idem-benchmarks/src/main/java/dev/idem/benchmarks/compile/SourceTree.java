@@ -9,7 +9,9 @@ import java.util.List;
 /**
  * Writes the compile benchmark's source tree: {@code interfaces} service interfaces with {@code methods}
  * {@code @IdempotentCommand} methods each, keyed by a request id, with a record payload and a record result,
- * the way the README declares a command.
+ * the way the README declares a command; or, with {@code genericResults}, results of generic types
+ * ({@code List<Result>}, {@code Optional<Result>}, {@code Map<String, Result>}), whose type arguments must survive
+ * erasure in the generated code.
  */
 final class SourceTree {
 
@@ -17,24 +19,26 @@ final class SourceTree {
 
   private SourceTree() {}
 
-  static List<Path> write(Path root, int interfaces, int methods) throws IOException {
+  static List<Path> write(Path root, int interfaces, int methods, boolean genericResults) throws IOException {
     Path directory = root.resolve(PACKAGE.replace('.', '/'));
     Files.createDirectories(directory);
     List<Path> files = new ArrayList<>();
     for (int i = 0; i < interfaces; i++) {
       Path file = directory.resolve("Service" + i + ".java");
-      Files.writeString(file, serviceSource(i, methods));
+      Files.writeString(file, serviceSource(i, methods, genericResults));
       files.add(file);
     }
     return files;
   }
 
-  private static String serviceSource(int index, int methods) {
+  private static String serviceSource(int index, int methods, boolean genericResults) {
     StringBuilder source = new StringBuilder();
     source.append("package ").append(PACKAGE).append(";\n\n")
         .append("import dev.idem.IdempotencyKey;\n")
         .append("import dev.idem.IdempotentCommand;\n")
-        .append("import java.util.List;\n\n")
+        .append("import java.util.List;\n")
+        .append("import java.util.Map;\n")
+        .append("import java.util.Optional;\n\n")
         .append("public interface Service").append(index).append(" {\n");
     for (int m = 0; m < methods; m++) {
       source.append("  record Command").append(m)
@@ -42,9 +46,18 @@ final class SourceTree {
           .append("  record Result").append(m).append("(long id, String status, long totalCents) {}\n\n")
           .append("  @IdempotentCommand(scope = \"service").append(index).append(".op").append(m)
           .append("\", retention = \"P1D\")\n")
-          .append("  Result").append(m).append(" op").append(m)
+          .append("  ").append(resultType("Result" + m, genericResults ? m % 3 : -1)).append(" op").append(m)
           .append("(@IdempotencyKey String requestId, Command").append(m).append(" command);\n\n");
     }
     return source.append("}\n").toString();
+  }
+
+  private static String resultType(String result, int generic) {
+    return switch (generic) {
+      case 0 -> "List<" + result + ">";
+      case 1 -> "Optional<" + result + ">";
+      case 2 -> "Map<String, " + result + ">";
+      default -> result;
+    };
   }
 }

@@ -1,5 +1,6 @@
 package dev.idem.benchmarks.jmh;
 
+import dev.idem.testing.TestDatabase;
 import dev.idem.benchmarks.compile.CompileBenchmark;
 import dev.idem.benchmarks.report.Figure;
 import dev.idem.benchmarks.report.MachineInfo;
@@ -39,6 +40,7 @@ import org.openjdk.jmh.runner.options.TimeValue;
  *   <li>{@code bench.databases}: which of H2, PostgreSQL, MariaDB (unreachable servers are left out, noted);
  *   <li>{@code bench.operations}: a subset of the {@link IdemBenchmarks} method names, for development;
  *   <li>{@code bench.report}: where to write the report.
+ *   <li>{@code bench.consumerReport}: a Markdown section written by the consumer benchmark earlier, included.
  * </ul>
  */
 public final class BenchmarkMain {
@@ -59,11 +61,11 @@ public final class BenchmarkMain {
     List<String> load = new ArrayList<>();
     load.add("start " + MachineInfo.loadAverage());
 
-    List<Database> databases = new ArrayList<>();
+    List<TestDatabase> databases = new ArrayList<>();
     List<String> skipped = new ArrayList<>();
     for (String name : System.getProperty("bench.databases", "H2,PostgreSQL,MariaDB").split(",")) {
-      Database database = Database.of(name);
-      String reason = BenchDatabase.unreachableReason(database);
+      TestDatabase database = TestDatabase.of(name);
+      String reason = database.unreachableReason();
       if (reason == null) {
         databases.add(database);
       } else {
@@ -74,16 +76,19 @@ public final class BenchmarkMain {
 
     List<DatabaseDescription> descriptions = new ArrayList<>();
     Map<String, Map<Operation, StatementCounter.PerCall>> counts = new LinkedHashMap<>();
-    for (Database database : databases) {
+    for (TestDatabase database : databases) {
       descriptions.add(describe(database));
       progress("Counting JDBC calls on " + database.displayName());
       counts.put(database.displayName(), StatementCounter.count(database));
     }
 
     progress("Compile-time benchmark");
-    CompileBenchmark.Result compile = quick
-        ? CompileBenchmark.run(200, 5, 1, 2)
-        : CompileBenchmark.run(200, 5, 2, 6);
+    List<CompileBenchmark.Result> compiles = new ArrayList<>();
+    for (boolean genericResults : new boolean[] {false, true}) {
+      compiles.add(quick
+          ? CompileBenchmark.run(200, 5, genericResults, 1, 2)
+          : CompileBenchmark.run(200, 5, genericResults, 2, 6));
+    }
     load.add("after compiling " + MachineInfo.loadAverage());
 
     JmhSettings settings = quick
@@ -104,7 +109,7 @@ public final class BenchmarkMain {
     String command = COMMAND + (quick ? " -Dbench.quick=true" : "");
     List<String> missing = missing(databases, figures);
     String markdown = MarkdownReport.render(new ReportInput(command, quick, gitCommit(), started, took, load,
-        descriptions, skipped, settings, figures, counts, compile, missing));
+        descriptions, skipped, settings, figures, counts, compiles, consumerSection(), missing));
     Files.createDirectories(report.getParent());
     Files.writeString(report, markdown);
     System.out.println(markdown);
@@ -115,6 +120,15 @@ public final class BenchmarkMain {
     }
   }
 
+  /** What the consumer benchmark wrote, when it ran before this (its file is {@code bench.consumerReport}). */
+  private static String consumerSection() throws IOException {
+    String file = System.getProperty("bench.consumerReport", "");
+    if (file.isEmpty() || !Files.exists(Path.of(file))) {
+      return null;
+    }
+    return Files.readString(Path.of(file));
+  }
+
   private static final long START = System.nanoTime();
 
   private static void progress(String phase) {
@@ -122,13 +136,13 @@ public final class BenchmarkMain {
   }
 
   /** The runs that produced no figure: a benchmark that threw. */
-  private static List<String> missing(List<Database> databases, List<Figure> figures) {
+  private static List<String> missing(List<TestDatabase> databases, List<Figure> figures) {
     List<String> operations = System.getProperty("bench.operations", "").isBlank()
         ? Arrays.stream(Operation.values()).map(Operation::method).toList()
         : List.of(System.getProperty("bench.operations").strip().split(","));
     List<String> missing = new ArrayList<>();
     for (int threads : THREADS) {
-      for (Database database : databases) {
+      for (TestDatabase database : databases) {
         for (String operation : operations) {
           boolean found = figures.stream().anyMatch(f -> f.operation().equals(operation.strip())
               && f.database().equals(database.displayName()) && f.threads() == threads);
@@ -141,14 +155,14 @@ public final class BenchmarkMain {
     return missing;
   }
 
-  private static List<Figure> runJmh(JmhSettings settings, List<Database> databases, int threads, boolean quick)
+  private static List<Figure> runJmh(JmhSettings settings, List<TestDatabase> databases, int threads, boolean quick)
       throws RunnerException {
     String operations = System.getProperty("bench.operations", "").isBlank()
         ? Arrays.stream(Operation.values()).map(Operation::method).collect(Collectors.joining(","))
         : System.getProperty("bench.operations").strip();
     ChainedOptionsBuilder options = new OptionsBuilder()
         .include(IdemBenchmarks.class.getName() + "\\.(" + operations.replace(',', '|') + ")$")
-        .param("database", databases.stream().map(Database::displayName).toArray(String[]::new))
+        .param("database", databases.stream().map(TestDatabase::displayName).toArray(String[]::new))
         .forks(settings.forks())
         .threads(threads)
         .warmupIterations(settings.warmupIterations())
@@ -172,7 +186,7 @@ public final class BenchmarkMain {
   }
 
   /** The version and the settings that decide what a commit costs. */
-  private static DatabaseDescription describe(Database database) throws SQLException {
+  private static DatabaseDescription describe(TestDatabase database) throws SQLException {
     try (BenchDatabase db = BenchDatabase.open(database);
         Connection connection = db.dataSource().getConnection();
         Statement statement = connection.createStatement()) {

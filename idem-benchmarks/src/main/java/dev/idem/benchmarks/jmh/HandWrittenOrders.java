@@ -1,5 +1,6 @@
 package dev.idem.benchmarks.jmh;
 
+import dev.idem.testing.TestDatabase;
 import dev.idem.benchmarks.jmh.BenchOrders.OrderReceipt;
 import dev.idem.benchmarks.jmh.BenchOrders.PlaceOrder;
 import java.sql.Connection;
@@ -56,7 +57,7 @@ abstract class HandWrittenOrders {
     this.keyTable = keyTable;
   }
 
-  static HandWrittenOrders forDatabase(Database database, DataSource dataSource, KeyTable keyTable) {
+  static HandWrittenOrders forDatabase(TestDatabase database, DataSource dataSource, KeyTable keyTable) {
     return switch (database) {
       case POSTGRESQL -> new Postgres(dataSource, keyTable);
       case MARIADB -> new MariaDb(dataSource, keyTable);

@@ -1,5 +1,6 @@
 package dev.idem.benchmarks.jmh;
 
+import dev.idem.testing.TestDatabase;
 import dev.idem.benchmarks.jmh.BenchOrders.OrderReceipt;
 import dev.idem.runtime.TransitionResult;
 import java.sql.SQLException;
@@ -37,7 +38,7 @@ public class IdemBenchmarks {
 
     @Setup(Level.Trial)
     public void open() {
-      benchDatabase = BenchDatabase.open(Database.of(database));
+      benchDatabase = BenchDatabase.open(TestDatabase.of(database));
       operations = new Operations(benchDatabase.database(), benchDatabase.dataSource());
       operations.createSchema();
     }

@@ -1,5 +1,6 @@
 package dev.idem.benchmarks.jmh;
 
+import dev.idem.testing.TestDatabase;
 import dev.idem.benchmarks.jmh.BenchOrders.OrderReceipt;
 import dev.idem.benchmarks.jmh.BenchOrders.PlaceOrder;
 import dev.idem.runtime.IdemRuntime;
@@ -28,7 +29,7 @@ final class Operations {
   private final HandWrittenOrders handWrittenIdemShaped;
   private final InvoiceFlow invoices;
 
-  Operations(Database database, DataSource dataSource) {
+  Operations(TestDatabase database, DataSource dataSource) {
     this.dataSource = dataSource;
     // Defaults, as users get them: the local result cache is on.
     this.runtime = IdemRuntime.builder().dataSource(dataSource).build();

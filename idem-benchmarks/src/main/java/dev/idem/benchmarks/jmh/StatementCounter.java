@@ -1,6 +1,8 @@
 package dev.idem.benchmarks.jmh;
 
-import dev.idem.benchmarks.jmh.CountingDataSource.Counts;
+import dev.idem.testing.TestDatabase;
+import dev.idem.testing.CountingDataSource;
+import dev.idem.testing.CountingDataSource.Counts;
 import java.sql.SQLException;
 import java.util.EnumMap;
 import java.util.Map;
@@ -28,7 +30,7 @@ public final class StatementCounter {
 
   private StatementCounter() {}
 
-  public static Map<Operation, PerCall> count(Database database) throws SQLException {
+  public static Map<Operation, PerCall> count(TestDatabase database) throws SQLException {
     try (BenchDatabase benchDatabase = BenchDatabase.open(database)) {
       Operations setup = new Operations(database, benchDatabase.dataSource());
       setup.createSchema();

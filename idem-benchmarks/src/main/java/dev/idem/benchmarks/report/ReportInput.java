@@ -8,7 +8,11 @@ import java.time.Instant;
 import java.util.List;
 import java.util.Map;
 
-/** Everything one run measured and the conditions it ran under; rendered by {@link MarkdownReport}. */
+/**
+ * Everything one run measured and the conditions it ran under; rendered by {@link MarkdownReport}. {@code compiles}
+ * holds the compile benchmark's variants (record results, generic results); {@code consumerSection} is the Markdown
+ * the consumer benchmark wrote in the same session, or null.
+ */
 public record ReportInput(
     String command,
     boolean quick,
@@ -21,7 +25,8 @@ public record ReportInput(
     JmhSettings jmh,
     List<Figure> figures,
     Map<String, Map<Operation, PerCall>> counts,
-    CompileBenchmark.Result compile,
+    List<CompileBenchmark.Result> compiles,
+    String consumerSection,
     List<String> failedRuns) {
 
   /** A database as the run found it: version and the settings that decide commit cost. */

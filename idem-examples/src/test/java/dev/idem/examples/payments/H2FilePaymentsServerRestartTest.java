@@ -1,6 +1,6 @@
 package dev.idem.examples.payments;
 
-import dev.idem.testsupport.TestDatabase;
+import dev.idem.testing.TestDatabase;
 import java.io.IOException;
 import java.nio.file.Files;
 import java.nio.file.Path;

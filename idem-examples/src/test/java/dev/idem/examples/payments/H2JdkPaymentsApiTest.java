@@ -1,6 +1,6 @@
 package dev.idem.examples.payments;
 
-import dev.idem.testsupport.TestDatabase;
+import dev.idem.testing.TestDatabase;
 
 class H2JdkPaymentsApiTest extends PaymentsApiContractTest {
   @Override

@@ -1,6 +1,6 @@
 package dev.idem.examples.payments;
 
-import dev.idem.testsupport.TestDatabase;
+import dev.idem.testing.TestDatabase;
 
 class MariaDbJdkPaymentsApiTest extends PaymentsApiContractTest {
   @Override

@@ -4,8 +4,8 @@ import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertFalse;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
-import dev.idem.testsupport.DatabaseContract;
-import dev.idem.testsupport.TestDatabase;
+import dev.idem.testing.DatabaseContract;
+import dev.idem.testing.TestDatabase;
 import java.io.BufferedReader;
 import java.io.InputStreamReader;
 import java.net.http.HttpResponse;

@@ -1,6 +1,7 @@
 package dev.idem.runtime.internal;
 
 import dev.idem.runtime.IdemRuntime;
+import dev.idem.runtime.IdempotencyListener;
 import dev.idem.runtime.IdempotencyInProgressException;
 import dev.idem.runtime.IdempotencyKeyReusedException;
 import dev.idem.runtime.IdempotencyLeaseLostException;
@@ -15,9 +16,9 @@ import static org.junit.jupiter.api.Assertions.fail;
 
 import dev.idem.InFlight;
 import dev.idem.Mode;
-import dev.idem.testsupport.DatabaseContract;
-import dev.idem.testsupport.RecordingListener;
-import dev.idem.testsupport.TestDatabase;
+import dev.idem.testing.DatabaseContract;
+import dev.idem.testing.RecordingListener;
+import dev.idem.testing.TestDatabase;
 import java.io.IOException;
 import java.sql.Connection;
 import java.sql.PreparedStatement;
@@ -98,7 +99,7 @@ abstract class ClaimContractTest extends DatabaseContract {
     runtime = IdemRuntime.builder()
         .dataSource(counting)
         .clock(clock)
-        .listener(RecordingListener.keysOnly(events))
+        .listener(RecordingListener.keysOnly(IdempotencyListener.class, events))
         .build();
     runtime.createSchema();
     database.execute("CREATE TABLE payments (id VARCHAR(64) NOT NULL PRIMARY KEY)");

@@ -1,6 +1,7 @@
 package dev.idem.runtime.internal;
 
 import dev.idem.runtime.IdemRuntime;
+import dev.idem.runtime.IdempotencyListener;
 import dev.idem.runtime.IdempotencyKeyReusedException;
 import dev.idem.runtime.InvalidIdempotencyKeyException;
 import static org.junit.jupiter.api.Assertions.assertEquals;
@@ -12,9 +13,9 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 import static org.junit.jupiter.api.Assertions.fail;
 
 import dev.idem.runtime.InvalidIdempotencyKeyException.KeyRule;
-import dev.idem.testsupport.DatabaseContract;
-import dev.idem.testsupport.RecordingListener;
-import dev.idem.testsupport.TestDatabase;
+import dev.idem.testing.DatabaseContract;
+import dev.idem.testing.RecordingListener;
+import dev.idem.testing.TestDatabase;
 import java.io.IOException;
 import java.sql.Connection;
 import java.sql.PreparedStatement;
@@ -88,7 +89,7 @@ abstract class CommandContractTest extends DatabaseContract {
     runtime = IdemRuntime.builder()
         .dataSource(counting)
         .clock(clock)
-        .listener(RecordingListener.withScope(events))
+        .listener(RecordingListener.withScope(IdempotencyListener.class, events))
         .build();
     runtime.createSchema();
     database.execute(

@@ -1,15 +1,16 @@
 package dev.idem.runtime.internal;
 
 import dev.idem.runtime.IdemRuntime;
+import dev.idem.runtime.IdempotencyListener;
 import dev.idem.runtime.IdempotencyKeyReusedException;
 import dev.idem.runtime.InvalidIdempotencyKeyException;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertThrows;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
-import dev.idem.testsupport.DatabaseContract;
-import dev.idem.testsupport.RecordingListener;
-import dev.idem.testsupport.TestDatabase;
+import dev.idem.testing.DatabaseContract;
+import dev.idem.testing.RecordingListener;
+import dev.idem.testing.TestDatabase;
 import java.io.IOException;
 import java.sql.Connection;
 import java.sql.PreparedStatement;
@@ -65,7 +66,7 @@ abstract class ConsumerContractTest extends DatabaseContract {
     runtime = IdemRuntime.builder()
         .dataSource(counting)
         .clock(clock)
-        .listener(RecordingListener.keysOnly(events))
+        .listener(RecordingListener.keysOnly(IdempotencyListener.class, events))
         .build();
     runtime.createSchema();
     database.execute("CREATE TABLE effects (consumer_group VARCHAR(64) NOT NULL, message_id VARCHAR(64) NOT NULL,"

@@ -1,7 +1,7 @@
 package dev.idem.runtime.internal;
 
-import dev.idem.testsupport.IsolatedDatabase;
-import dev.idem.testsupport.TestDatabase;
+import dev.idem.testing.IsolatedDatabase;
+import dev.idem.testing.TestDatabase;
 import javax.sql.DataSource;
 import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.BeforeAll;

@@ -12,7 +12,7 @@ import dev.idem.runtime.IdemRuntime;
 import dev.idem.runtime.IdempotencyException;
 import dev.idem.runtime.IdempotencyKeyReusedException;
 import dev.idem.runtime.IdempotentResult;
-import dev.idem.testsupport.DatabaseContract;
+import dev.idem.testing.DatabaseContract;
 import java.sql.Connection;
 import java.sql.ResultSet;
 import java.sql.SQLException;

@@ -1,6 +1,6 @@
 package dev.idem.runtime.internal;
 
-import dev.idem.testsupport.TestDatabase;
+import dev.idem.testing.TestDatabase;
 
 class PostgresCommandContractTest extends CommandContractTest {
   @Override

@@ -5,8 +5,8 @@ import dev.idem.runtime.IdemRuntime;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
-import dev.idem.testsupport.IsolatedDatabase;
-import dev.idem.testsupport.TestDatabase;
+import dev.idem.testing.IsolatedDatabase;
+import dev.idem.testing.TestDatabase;
 import java.sql.Connection;
 import java.sql.PreparedStatement;
 import java.sql.ResultSet;

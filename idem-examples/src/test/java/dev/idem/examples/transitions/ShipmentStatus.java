@@ -1,6 +1,0 @@
-package dev.idem.examples.transitions;
-
-/** Stored by ordinal: the JPA default when @Enumerated is absent. */
-public enum ShipmentStatus {
-  PENDING, DISPATCHED, DELIVERED, LOST
-}
