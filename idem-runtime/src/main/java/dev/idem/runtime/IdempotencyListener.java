@@ -83,4 +83,16 @@ public interface IdempotencyListener {
    * @param key the composed idempotency key
    */
   default void leaseLost(String scope, String key) {}
+
+  /**
+   * A command call returned or threw: a first execution or a replay ({@code failure} null), a rejection (an
+   * {@link IdempotencyException} subclass such as {@link IdempotencyKeyReusedException}), or the body's own
+   * exception. Called once per call, after every other callback of that call, on the caller's thread; for a
+   * latency timer. Keep it cheap: it runs on every call.
+   *
+   * @param scope the command's scope
+   * @param failure what the call threw, or null if it returned
+   * @param elapsedNanos the time from the call's entry to its return, in nanoseconds
+   */
+  default void commandFinished(String scope, Throwable failure, long elapsedNanos) {}
 }

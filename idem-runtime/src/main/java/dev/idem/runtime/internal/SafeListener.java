@@ -24,6 +24,14 @@ final class SafeListener {
     this.listener = listener;
   }
 
+  void commandFinished(String scope, Throwable failure, long elapsedNanos) {
+    try {
+      listener.commandFinished(scope, failure, elapsedNanos);
+    } catch (RuntimeException e) {
+      LOG.log(Level.WARNING, "IdempotencyListener.commandFinished failed; ignored", e);
+    }
+  }
+
   void claimed(String scope, String key) {
     notify("claimed", IdempotencyListener::claimed, scope, key);
   }

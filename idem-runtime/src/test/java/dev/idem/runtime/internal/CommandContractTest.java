@@ -169,7 +169,10 @@ abstract class CommandContractTest extends DatabaseContract {
     assertEquals(1, payments());
     assertEquals(1, records());
     assertEquals(List.of("claimed Payments.pay req-1", "completed Payments.pay req-1",
-        "replayed Payments.pay req-1"), events);
+        "replayed Payments.pay req-1"),
+        events.stream().filter(event -> !event.startsWith("commandFinished ")).toList());
+    assertEquals(2, events.stream().filter(event -> event.startsWith("commandFinished Payments.pay null ")).count(),
+        "one latency event per call, after the call's decisions");
   }
 
   @Test

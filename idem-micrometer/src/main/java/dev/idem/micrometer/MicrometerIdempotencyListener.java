@@ -1,0 +1,179 @@
+package dev.idem.micrometer;
+
+import dev.idem.runtime.IdempotencyException;
+import dev.idem.runtime.IdempotencyInProgressException;
+import dev.idem.runtime.IdempotencyKeyReusedException;
+import dev.idem.runtime.IdempotencyLeaseLostException;
+import dev.idem.runtime.IdempotencyListener;
+import dev.idem.runtime.InvalidIdempotencyKeyException;
+import io.micrometer.core.instrument.Counter;
+import io.micrometer.core.instrument.MeterRegistry;
+import io.micrometer.core.instrument.Timer;
+import java.util.Objects;
+import java.util.concurrent.ConcurrentHashMap;
+import java.util.concurrent.TimeUnit;
+
+/**
+ * Counts idem's decisions and times its commands in a Micrometer registry.
+ *
+ * <ul>
+ *   <li>{@value #DECISIONS}{@code {scope, outcome}}: a counter per decision, outcome one of {@code executed} (the
+ *       body ran and committed), {@code replayed}, {@code key_reused}, {@code invalid_key}, {@code in_flight}
+ *       (CLAIM: another caller held the lease), {@code taken_over} (CLAIM: an ended lease was taken over),
+ *       {@code released} (CLAIM: a claim given back after a failure) and {@code lease_lost} (CLAIM: this caller's
+ *       outcome was discarded).
+ *   <li>{@value #DURATION}{@code {scope, outcome}}: a timer of each call from entry to return, outcome one of
+ *       {@code success} (executed or replayed), {@code key_reused}, {@code invalid_key}, {@code in_flight},
+ *       {@code lease_lost}, {@code idem_error} (idem's own failure) and {@code failed} (the body threw).
+ * </ul>
+ *
+ * <p>The idempotency key is never a tag: every request has its own, and a tag per key would grow the registry
+ * without bound. Scopes are few and fixed at compile time. Meters are registered on the first call of a scope and
+ * looked up with one map read afterwards, without allocating.
+ *
+ * <pre>{@code
+ * IdemRuntime runtime = IdemRuntime.builder()
+ *     .dataSource(dataSource)
+ *     .listener(new MicrometerIdempotencyListener(meterRegistry))
+ *     .build();
+ * }</pre>
+ */
+public final class MicrometerIdempotencyListener implements IdempotencyListener {
+
+  /** The decision counters' name. */
+  public static final String DECISIONS = "idem.commands";
+  /** The latency timer's name. */
+  public static final String DURATION = "idem.command.duration";
+
+  private final MeterRegistry registry;
+  private final ConcurrentHashMap<String, ScopeMeters> scopes = new ConcurrentHashMap<>();
+
+  /** @param registry where the meters live */
+  public MicrometerIdempotencyListener(MeterRegistry registry) {
+    this.registry = Objects.requireNonNull(registry, "registry");
+  }
+
+  @Override
+  public void completed(String scope, String key) {
+    meters(scope).executed.increment();
+  }
+
+  @Override
+  public void replayed(String scope, String key) {
+    meters(scope).replayed.increment();
+  }
+
+  @Override
+  public void keyReused(String scope, String key) {
+    meters(scope).keyReused.increment();
+  }
+
+  @Override
+  public void invalidKey(String scope, String rule) {
+    meters(scope).invalidKey.increment();
+  }
+
+  @Override
+  public void inFlightRejected(String scope, String key) {
+    meters(scope).inFlight.increment();
+  }
+
+  @Override
+  public void takenOver(String scope, String key) {
+    meters(scope).takenOver.increment();
+  }
+
+  @Override
+  public void released(String scope, String key) {
+    meters(scope).released.increment();
+  }
+
+  @Override
+  public void leaseLost(String scope, String key) {
+    meters(scope).leaseLost.increment();
+  }
+
+  @Override
+  public void commandFinished(String scope, Throwable failure, long elapsedNanos) {
+    ScopeMeters meters = meters(scope);
+    Timer timer;
+    if (failure == null) {
+      timer = meters.succeeded;
+    } else if (failure instanceof IdempotencyKeyReusedException) {
+      timer = meters.rejectedKeyReused;
+    } else if (failure instanceof InvalidIdempotencyKeyException) {
+      timer = meters.rejectedInvalidKey;
+    } else if (failure instanceof IdempotencyInProgressException) {
+      timer = meters.rejectedInFlight;
+    } else if (failure instanceof IdempotencyLeaseLostException) {
+      timer = meters.lostLease;
+    } else if (failure instanceof IdempotencyException) {
+      timer = meters.idemError;
+    } else {
+      timer = meters.failed;
+    }
+    timer.record(elapsedNanos, TimeUnit.NANOSECONDS);
+  }
+
+  private ScopeMeters meters(String scope) {
+    ScopeMeters meters = scopes.get(scope);
+    return meters != null ? meters : scopes.computeIfAbsent(scope, this::register);
+  }
+
+  private ScopeMeters register(String scope) {
+    return new ScopeMeters(registry, scope);
+  }
+
+  /** Every meter of one scope, registered together so that dashboards see zeros rather than gaps. */
+  private static final class ScopeMeters {
+    final Counter executed;
+    final Counter replayed;
+    final Counter keyReused;
+    final Counter invalidKey;
+    final Counter inFlight;
+    final Counter takenOver;
+    final Counter released;
+    final Counter leaseLost;
+    final Timer succeeded;
+    final Timer rejectedKeyReused;
+    final Timer rejectedInvalidKey;
+    final Timer rejectedInFlight;
+    final Timer lostLease;
+    final Timer idemError;
+    final Timer failed;
+
+    ScopeMeters(MeterRegistry registry, String scope) {
+      executed = counter(registry, scope, "executed");
+      replayed = counter(registry, scope, "replayed");
+      keyReused = counter(registry, scope, "key_reused");
+      invalidKey = counter(registry, scope, "invalid_key");
+      inFlight = counter(registry, scope, "in_flight");
+      takenOver = counter(registry, scope, "taken_over");
+      released = counter(registry, scope, "released");
+      leaseLost = counter(registry, scope, "lease_lost");
+      succeeded = timer(registry, scope, "success");
+      rejectedKeyReused = timer(registry, scope, "key_reused");
+      rejectedInvalidKey = timer(registry, scope, "invalid_key");
+      rejectedInFlight = timer(registry, scope, "in_flight");
+      lostLease = timer(registry, scope, "lease_lost");
+      idemError = timer(registry, scope, "idem_error");
+      failed = timer(registry, scope, "failed");
+    }
+
+    private static Counter counter(MeterRegistry registry, String scope, String outcome) {
+      return Counter.builder(DECISIONS)
+          .description("Decisions idem took for idempotent commands")
+          .tag("scope", scope)
+          .tag("outcome", outcome)
+          .register(registry);
+    }
+
+    private static Timer timer(MeterRegistry registry, String scope, String outcome) {
+      return Timer.builder(DURATION)
+          .description("Time from a command call's entry to its return, replays included")
+          .tag("scope", scope)
+          .tag("outcome", outcome)
+          .register(registry);
+    }
+  }
+}
