@@ -61,9 +61,12 @@ public final class IdemRuntime {
 
   /**
    * The connection of the transaction this runtime has in progress on this thread: inside a
-   * command's body or {@link #inTransaction} work. Do not commit, roll back or close it.
+   * command's body or {@link #inTransaction} work. The transaction is idem's: it commits the work together with the
+   * command's record. So {@code commit()}, {@code rollback()}, {@code setAutoCommit(..)} and {@code abort(..)} throw
+   * an {@link IllegalStateException} (throw an exception from the body to roll back), and {@code close()} does
+   * nothing (try-with-resources is harmless). Savepoints and every statement are allowed.
    *
-   * @return the connection
+   * @return the connection, guarded as described
    * @throws IllegalStateException if no transaction of this runtime is in progress on this thread
    */
   public Connection currentConnection() {
@@ -184,8 +187,28 @@ public final class IdemRuntime {
     private int resultCacheSize = DEFAULT_RESULT_CACHE_SIZE;
     private TransitionListener transitionListener = TransitionListener.NO_OP;
     private boolean logTransitions;
+    private int maxResultSize = Limits.DEFAULT_MAX_RESULT_SIZE;
 
     private Builder() {}
+
+    /**
+     * The largest result a command may store, in characters of JSON (a stored business failure's arguments count
+     * too); default 1 MiB (1,048,576). A larger result fails with {@link IdempotencyResultTooLargeException} before
+     * its record is completed (a transactional command's transaction rolls back), instead of being stored and then
+     * never replaying. Whatever is stored within this limit is readable: the runtime raises Jackson's read limits to
+     * match. The database must accept it too: on MariaDB and MySQL a result takes up to 3 bytes (UTF-8) per
+     * character, and {@code max_allowed_packet} (the server operator's setting, 16 MiB by default) must exceed that.
+     *
+     * @param maxChars a positive number of characters
+     * @return this builder
+     */
+    public Builder maxResultSize(int maxChars) {
+      if (maxChars < 1) {
+        throw new IllegalArgumentException("maxResultSize must be positive, got " + maxChars);
+      }
+      this.maxResultSize = maxChars;
+      return this;
+    }
 
     /**
      * Whether completed results are kept in memory, so that a retry of a completed command is answered without a
@@ -352,7 +375,7 @@ public final class IdemRuntime {
       return new IdemRuntime(new IdemEngine(new IdemEngine.Settings(dataSource,
           dialect != null ? dialect : Dialect.detect(dataSource), tableName, maxKeyLength, allowedKeyPunctuation,
           clock, objectMapper, listener, resultCacheEnabled ? resultCacheSize : 0, transitionListener,
-          logTransitions)));
+          logTransitions, maxResultSize)));
     }
   }
 }

@@ -236,7 +236,8 @@ final class BatchExecutor {
       if (stored == null) {
         again.add(key);
       } else if (stored.expiresAt() <= now) {
-        if (records.takeOver(connection, scope, key, fingerprint, now, expiresAt, stored.expiresAt())) {
+        if (records.takeOver(connection, scope, key, fingerprint, SqlDialect.COMPLETED, now, expiresAt,
+            stored.expiresAt())) {
           claimed.add(key);
         } else {
           again.add(key);

@@ -84,8 +84,8 @@ final class ClaimExecutor {
   private record Lease(CommandSpec<?> spec, String key, String ownerToken) {}
 
   /** A record as read in the claim phase. */
-  private record Row(String state, String fingerprint, String result, String errorType, long createdAt,
-                     long expiresAt, String ownerToken, long leaseUntil) {}
+  private record Row(String state, String fingerprint, String result, String errorType, long expiresAt,
+                     String ownerToken, long leaseUntil, String resultShape, long createdAt) {}
 
   <T> Outcome<T> execute(CommandSpec<T> spec, String key, String fingerprint, CommandBody<T> body) {
     if (transactions.inProgress()) {
@@ -148,7 +148,7 @@ final class ClaimExecutor {
         }
         if (SqlDialect.COMPLETED.equals(row.state())) {
           return replay(spec, key, new CompletedRecord(row.fingerprint(), row.result(), row.errorType(),
-              row.createdAt(), row.expiresAt()));
+              row.resultShape(), row.expiresAt(), row.createdAt()));
         }
         if (row.leaseUntil() < now) {
           if (takeOverLease(connection, spec, key, token, now, leaseUntil, row.ownerToken())) {
@@ -190,7 +190,7 @@ final class ClaimExecutor {
     cache.put(spec.scope(), key, record); // read in auto-commit mode: committed
     listener.replayed(spec.scope(), key);
     @SuppressWarnings("unchecked")
-    T result = (T) results.replay(spec, record);
+    T result = (T) results.replay(spec, key, record);
     return Outcome.replayOf(result, record);
   }
 
@@ -225,9 +225,9 @@ final class ClaimExecutor {
           }
         } else {
           long expiresAt = clock.millis() + spec.retentionMillis();
-          if (complete(connection, spec, key, token, arguments, replayable.storedName(), expiresAt)) {
+          if (complete(connection, spec, key, token, arguments, replayable.storedName(), null, expiresAt)) {
             cache.put(scope, key,
-                new CompletedRecord(fingerprint, arguments, replayable.storedName(), createdAt, expiresAt));
+                new CompletedRecord(fingerprint, arguments, replayable.storedName(), null, expiresAt, createdAt));
             listener.completed(scope, key);
           } else {
             listener.leaseLost(scope, key);
@@ -245,7 +245,7 @@ final class ClaimExecutor {
     long expiresAt = clock.millis() + spec.retentionMillis();
     boolean completed;
     try {
-      completed = complete(connection, spec, key, token, json, null, expiresAt);
+      completed = complete(connection, spec, key, token, json, null, spec.resultShape(), expiresAt);
       if (completed) {
         connection.commit();
       } else {
@@ -262,7 +262,8 @@ final class ClaimExecutor {
       listener.leaseLost(scope, key);
       throw new IdempotencyLeaseLostException(scope, key);
     }
-    CompletedRecord completedRecord = new CompletedRecord(fingerprint, json, null, createdAt, expiresAt);
+    CompletedRecord completedRecord =
+        new CompletedRecord(fingerprint, json, null, spec.resultShape(), expiresAt, createdAt);
     cache.put(scope, key, completedRecord);
     listener.completed(scope, key);
     tx.runAfterCommit();
@@ -319,7 +320,7 @@ final class ClaimExecutor {
           return null;
         }
         return new Row(rs.getString(1), rs.getString(2), rs.getString(3), rs.getString(4), rs.getLong(5),
-            rs.getLong(6), rs.getString(7), rs.getLong(8));
+            rs.getString(6), rs.getLong(7), rs.getString(8), rs.getLong(9));
       }
     }
   }
@@ -356,14 +357,15 @@ final class ClaimExecutor {
 
   /** The fenced completion: true only if this caller still owns the claim. */
   private boolean complete(Connection connection, CommandSpec<?> spec, String key, String token, String json,
-      String errorType, long expiresAt) throws SQLException {
+      String errorType, String resultShape, long expiresAt) throws SQLException {
     try (PreparedStatement update = connection.prepareStatement(completeSql)) {
       update.setString(1, json);
       update.setString(2, errorType);
-      update.setLong(3, expiresAt);
-      update.setString(4, spec.scope());
-      update.setString(5, key);
-      update.setString(6, token);
+      update.setString(3, resultShape);
+      update.setLong(4, expiresAt);
+      update.setString(5, spec.scope());
+      update.setString(6, key);
+      update.setString(7, token);
       return update.executeUpdate() == 1;
     }
   }

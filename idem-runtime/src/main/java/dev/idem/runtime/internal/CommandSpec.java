@@ -18,6 +18,8 @@ public final class CommandSpec<T> {
 
   /** Longest scope; the width of the {@code scope} column. */
   static final int MAX_SCOPE_LENGTH = 128;
+  /** Longest result shape; the width of the {@code result_shape} column. */
+  static final int MAX_RESULT_SHAPE_LENGTH = 64;
 
   private final String scope;
   private final ResultType<T> resultType;
@@ -31,6 +33,10 @@ public final class CommandSpec<T> {
   private final InFlight onInFlight;
   private final Duration waitTimeout;
   private final List<ReplayableFailure<?>> replayOn;
+  private final String resultShape;
+  private final String declaredBy;
+  /** What makes two specs the same command, for {@link #sameCommandAs}; computed once. */
+  private final String identity;
 
   private CommandSpec(Builder<T> builder) {
     this.scope = builder.scope;
@@ -45,6 +51,19 @@ public final class CommandSpec<T> {
     this.onInFlight = builder.onInFlight;
     this.waitTimeout = builder.waitTimeout;
     this.replayOn = List.copyOf(builder.replayOn);
+    this.resultShape = builder.resultShape != null ? builder.resultShape : defaultResultShape(resultType);
+    this.declaredBy = builder.declaredBy;
+    this.identity = (declaredBy == null ? "" : declaredBy + " ") + "returning " + resultType.type().getTypeName()
+        + " (shape " + resultShape + "), key " + keyPartNames + ", payload " + payloadNames + ", " + mode
+        + (replayOn.isEmpty() ? "" : ", replayOn " + replayOn.stream().map(ReplayableFailure::storedName).toList());
+  }
+
+  /**
+   * The shape of specs built without one (hand-written, or generated before the processor computed shapes): the
+   * result type's name, hashed to fit the column. It catches a changed result type, not a changed field.
+   */
+  static String defaultResultShape(ResultType<?> resultType) {
+    return "type:" + Fingerprinter.sha256Hex(resultType.type().getTypeName()).substring(0, 40);
   }
 
   /**
@@ -118,6 +137,41 @@ public final class CommandSpec<T> {
   }
 
   /**
+   * @return the shape of the result stored with each record and checked on replay: computed by the processor from
+   *     the result type's structure, else {@link #defaultResultShape derived from its name}
+   */
+  public String resultShape() {
+    return resultShape;
+  }
+
+  /** @return the method that declares this command, e.g. {@code com.acme.Payments#pay}, or null if not given */
+  public String declaredBy() {
+    return declaredBy;
+  }
+
+  /**
+   * Whether {@code other} is the same command: same declaring method (when both name it), result type and shape,
+   * key parts, payload, mode and replayed failures. Two different commands must not share one scope.
+   */
+  boolean sameCommandAs(CommandSpec<?> other) {
+    if (other == this) {
+      return true;
+    }
+    if (declaredBy != null && other.declaredBy != null && !declaredBy.equals(other.declaredBy)) {
+      return false;
+    }
+    return resultType.type().equals(other.resultType.type()) && resultShape.equals(other.resultShape)
+        && keyPartNames.equals(other.keyPartNames) && payloadNames.equals(other.payloadNames) && mode == other.mode
+        && replayOn.stream().map(ReplayableFailure::storedName).toList()
+            .equals(other.replayOn.stream().map(ReplayableFailure::storedName).toList());
+  }
+
+  /** @return what {@link #sameCommandAs} compares, for error messages */
+  String identity() {
+    return identity;
+  }
+
+  /**
    * The replayable type {@code failure} belongs to: its own class if listed, else the first listed supertype; null
    * if it is not a business outcome of this command.
    */
@@ -149,7 +203,8 @@ public final class CommandSpec<T> {
     return "CommandSpec[" + scope + ", " + resultType + ", retention " + retention + ", key "
         + keyPartNames + ", payload " + payloadNames + ", " + mode
         + (mode == Mode.CLAIM ? " lease " + lease + " " + onInFlight + " wait " + waitTimeout : "")
-        + (replayOn.isEmpty() ? "" : ", replayOn " + replayOn) + "]";
+        + (replayOn.isEmpty() ? "" : ", replayOn " + replayOn) + ", shape " + resultShape
+        + (declaredBy == null ? "" : ", declared by " + declaredBy) + "]";
   }
 
   /**
@@ -169,6 +224,8 @@ public final class CommandSpec<T> {
     private InFlight onInFlight = InFlight.FAIL;
     private Duration waitTimeout = Duration.ofSeconds(10);
     private final List<ReplayableFailure<?>> replayOn = new ArrayList<>(0);
+    private String resultShape;
+    private String declaredBy;
 
     private Builder(String scope, ResultType<T> resultType) {
       Objects.requireNonNull(scope, "scope");
@@ -277,6 +334,40 @@ public final class CommandSpec<T> {
         }
         replayOn.add(failure);
       }
+      return this;
+    }
+
+    /**
+     * The shape of the result, computed at compile time from the result type's structure (its properties and their
+     * types, recursively), so that a record written with another shape is refused on replay instead of replayed
+     * with defaulted values. Default: derived from the result type's name.
+     *
+     * @param shape 1 to 64 characters, e.g. a hex SHA-256 of the shape's description
+     * @return this builder
+     */
+    public Builder<T> resultShape(String shape) {
+      Objects.requireNonNull(shape, "shape");
+      if (shape.isEmpty() || shape.length() > MAX_RESULT_SHAPE_LENGTH) {
+        throw new IllegalArgumentException("resultShape must be 1 to " + MAX_RESULT_SHAPE_LENGTH
+            + " characters long, got " + shape.length());
+      }
+      this.resultShape = shape;
+      return this;
+    }
+
+    /**
+     * The method that declares the command, so that two commands of different interfaces sharing a scope are told
+     * apart at run time.
+     *
+     * @param method e.g. {@code com.acme.Payments#pay}
+     * @return this builder
+     */
+    public Builder<T> declaredBy(String method) {
+      Objects.requireNonNull(method, "method");
+      if (method.isEmpty()) {
+        throw new IllegalArgumentException("declaredBy must not be empty");
+      }
+      this.declaredBy = method;
       return this;
     }
 

@@ -1,40 +1,65 @@
 package dev.idem.runtime.internal;
 
 import dev.idem.runtime.IdempotencyException;
+import com.fasterxml.jackson.core.JsonGenerator;
 import com.fasterxml.jackson.core.JsonProcessingException;
+import com.fasterxml.jackson.databind.BeanDescription;
+import com.fasterxml.jackson.databind.JsonSerializer;
 import com.fasterxml.jackson.databind.MapperFeature;
+import com.fasterxml.jackson.databind.ObjectMapper;
 import com.fasterxml.jackson.databind.ObjectWriter;
+import com.fasterxml.jackson.databind.SerializationConfig;
 import com.fasterxml.jackson.databind.SerializationFeature;
+import com.fasterxml.jackson.databind.SerializerProvider;
 import com.fasterxml.jackson.databind.json.JsonMapper;
+import com.fasterxml.jackson.databind.module.SimpleModule;
+import com.fasterxml.jackson.databind.ser.BeanSerializerModifier;
+import com.fasterxml.jackson.databind.ser.std.StdSerializer;
+import com.fasterxml.jackson.databind.type.CollectionType;
+import com.fasterxml.jackson.databind.type.MapLikeType;
+import com.fasterxml.jackson.databind.type.MapType;
 import com.fasterxml.jackson.datatype.jdk8.Jdk8Module;
 import com.fasterxml.jackson.datatype.jsr310.JavaTimeModule;
+import java.io.IOException;
+import java.io.OutputStream;
+import java.math.BigDecimal;
 import java.nio.charset.StandardCharsets;
 import java.security.MessageDigest;
 import java.security.NoSuchAlgorithmException;
+import java.util.ArrayList;
+import java.util.Arrays;
+import java.util.Collection;
 import java.util.HexFormat;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
+import java.util.Set;
 
 /**
- * SHA-256 of the canonical JSON of the payload: an object of payload name to value, properties and
- * map keys sorted, so equal payloads give equal fingerprints regardless of declaration or map order.
- * Uses its own mapper: the user's result mapper must not be able to change fingerprints.
+ * SHA-256 of the canonical JSON of the payload: an object of payload name to value. The canonical form depends only
+ * on the values, never on declaration or iteration order, so that an equal retry on another JVM is recognized:
+ * <ul>
+ *   <li>objects (records, classes: their fields, see {@link PropertyModel}) have their properties sorted by name;
+ *   <li>every {@link Map} (sorted ones too, whatever their comparator) has its entries sorted by the canonical text
+ *       of the key: a string key itself, another key its canonical JSON (a JSON string without its quotes);
+ *   <li>every {@link Set} ({@code Set.of}, whose order differs per JVM, {@code EnumSet}, sorted sets) has its
+ *       elements sorted by their canonical JSON; lists and arrays keep their order, which is part of the value;
+ *   <li>a {@link BigDecimal} is compared numerically: it is written without trailing zeros, in
+ *       {@link BigDecimal#toString()} form ({@code 12.50 -> 12.5}, {@code 1250 -> 1.25E+3}, {@code 0.00 -> 0}).
+ * </ul>
+ * Uses its own mapper: the user's result mapper must not be able to change fingerprints. The digest is fed as the
+ * JSON is written, with one {@link MessageDigest} per thread, so that no byte array of the whole JSON is built.
  */
 final class Fingerprinter {
 
-  private static final ObjectWriter CANONICAL = JsonMapper.builder()
-      .addModule(new Jdk8Module())
-      .addModule(new JavaTimeModule())
-      .enable(MapperFeature.SORT_PROPERTIES_ALPHABETICALLY)
-      .enable(SerializationFeature.ORDER_MAP_ENTRIES_BY_KEYS)
-      .disable(SerializationFeature.WRITE_DATES_AS_TIMESTAMPS)
-      .disable(SerializationFeature.WRITE_DURATIONS_AS_TIMESTAMPS)
-      .build()
-      .writer();
+  private static final ObjectWriter CANONICAL = canonicalWriter();
+  /** Reads a JSON string back into its text, for map keys. */
+  private static final ObjectMapper CANONICAL_READER = new ObjectMapper();
 
   /** Fingerprint of commands without payload: the one of {@code {}}. */
-  static final String EMPTY = sha256Hex("{}".getBytes(StandardCharsets.UTF_8));
+  static final String EMPTY = sha256Hex("{}");
+
+  private static final ThreadLocal<DigestSink> SINKS = ThreadLocal.withInitial(() -> new DigestSink(sha256()));
 
   private Fingerprinter() {}
 
@@ -51,20 +76,162 @@ final class Fingerprinter {
     for (int i = 0; i < payload.length; i++) {
       canonical.put(names.get(i), payload[i]);
     }
+    DigestSink sink = SINKS.get();
+    sink.digest.reset(); // a failed fingerprint may have left bytes behind
     try {
-      return sha256Hex(CANONICAL.writeValueAsBytes(canonical));
-    } catch (JsonProcessingException e) {
+      CANONICAL.writeValue(sink, canonical);
+    } catch (IOException e) {
+      String reason = e instanceof JsonProcessingException json ? json.getOriginalMessage() : e.toString();
       throw new IdempotencyException("Cannot fingerprint the payload " + names + " of " + spec.scope()
-          + ": it is not serializable as JSON (" + e.getOriginalMessage() + ")", e);
+          + ": it is not serializable as JSON (" + reason + ")", e);
     }
+    return HexFormat.of().formatHex(sink.digest.digest());
   }
 
-  private static String sha256Hex(byte[] bytes) {
+  /** The canonical JSON of a value, as it is fingerprinted (for tests and for the elements of sets). */
+  static String canonicalJson(Object value) throws JsonProcessingException {
+    return CANONICAL.writeValueAsString(value);
+  }
+
+  /** Hex SHA-256 of a text's UTF-8 bytes. */
+  static String sha256Hex(String text) {
+    return HexFormat.of().formatHex(sha256().digest(text.getBytes(StandardCharsets.UTF_8)));
+  }
+
+  private static MessageDigest sha256() {
     try {
-      return HexFormat.of().formatHex(MessageDigest.getInstance("SHA-256").digest(bytes));
+      return MessageDigest.getInstance("SHA-256");
     } catch (NoSuchAlgorithmException e) {
       throw new IllegalStateException("every Java platform has SHA-256", e);
     }
   }
 
+  /** Feeds what Jackson writes straight into the digest; closing it is harmless, so the sink lives on. */
+  private static final class DigestSink extends OutputStream {
+    final MessageDigest digest;
+
+    DigestSink(MessageDigest digest) {
+      this.digest = digest;
+    }
+
+    @Override
+    public void write(int b) {
+      digest.update((byte) b);
+    }
+
+    @Override
+    public void write(byte[] bytes, int offset, int length) {
+      digest.update(bytes, offset, length);
+    }
+
+    @Override
+    public void close() {}
+  }
+
+  private static ObjectWriter canonicalWriter() {
+    SimpleModule canonicalForms = new SimpleModule("idem-canonical");
+    canonicalForms.addSerializer(BigDecimal.class, new NumericBigDecimal());
+    canonicalForms.setSerializerModifier(new BeanSerializerModifier() {
+      @Override
+      public JsonSerializer<?> modifyCollectionSerializer(SerializationConfig config, CollectionType type,
+          BeanDescription description, JsonSerializer<?> serializer) {
+        return Set.class.isAssignableFrom(type.getRawClass()) ? new SortedSetElements() : serializer;
+      }
+
+      @Override
+      public JsonSerializer<?> modifyMapSerializer(SerializationConfig config, MapType type,
+          BeanDescription description, JsonSerializer<?> serializer) {
+        return new SortedMapEntries();
+      }
+
+      @Override
+      public JsonSerializer<?> modifyMapLikeSerializer(SerializationConfig config, MapLikeType type,
+          BeanDescription description, JsonSerializer<?> serializer) {
+        return new SortedMapEntries();
+      }
+    });
+    ObjectMapper mapper = JsonMapper.builder()
+        .addModule(new Jdk8Module())
+        .addModule(new JavaTimeModule())
+        .addModule(canonicalForms)
+        .enable(MapperFeature.SORT_PROPERTIES_ALPHABETICALLY)
+        .disable(MapperFeature.SORT_CREATOR_PROPERTIES_FIRST)
+        .disable(SerializationFeature.WRITE_DATES_AS_TIMESTAMPS)
+        .disable(SerializationFeature.WRITE_DURATIONS_AS_TIMESTAMPS)
+        .disable(JsonGenerator.Feature.AUTO_CLOSE_TARGET)
+        .build();
+    return PropertyModel.configure(mapper).writer();
+  }
+
+  /** {@code 12.50} and {@code 12.5} are the same amount. */
+  private static final class NumericBigDecimal extends StdSerializer<BigDecimal> {
+    NumericBigDecimal() {
+      super(BigDecimal.class);
+    }
+
+    @Override
+    public void serialize(BigDecimal value, JsonGenerator gen, SerializerProvider provider) throws IOException {
+      gen.writeNumber(value.signum() == 0 ? "0" : value.stripTrailingZeros().toString());
+    }
+  }
+
+  /** A set's elements sorted by their canonical JSON: the set's iteration order is no part of its value. */
+  @SuppressWarnings({"rawtypes", "serial"})
+  private static final class SortedSetElements extends StdSerializer<Collection> {
+    SortedSetElements() {
+      super(Collection.class);
+    }
+
+    @Override
+    public void serialize(Collection set, JsonGenerator gen, SerializerProvider provider) throws IOException {
+      String[] elements = new String[set.size()];
+      int i = 0;
+      for (Object element : set) {
+        elements[i++] = CANONICAL.writeValueAsString(element);
+      }
+      Arrays.sort(elements, 0, i);
+      gen.writeStartArray(set, i);
+      for (int j = 0; j < i; j++) {
+        gen.writeRawValue(elements[j]);
+      }
+      gen.writeEndArray();
+    }
+  }
+
+  /** A map's entries sorted by the canonical text of their keys, whatever the map's own order or comparator. */
+  @SuppressWarnings({"rawtypes", "serial"})
+  private static final class SortedMapEntries extends StdSerializer<Map> {
+    SortedMapEntries() {
+      super(Map.class);
+    }
+
+    private record Entry(String key, Object value) {}
+
+    @Override
+    public void serialize(Map map, JsonGenerator gen, SerializerProvider provider) throws IOException {
+      List<Entry> entries = new ArrayList<>(map.size());
+      for (Object e : map.entrySet()) {
+        Map.Entry<?, ?> entry = (Map.Entry<?, ?>) e;
+        entries.add(new Entry(keyText(entry.getKey()), entry.getValue()));
+      }
+      entries.sort((a, b) -> a.key().compareTo(b.key()));
+      gen.writeStartObject(map);
+      for (Entry entry : entries) {
+        gen.writeFieldName(entry.key());
+        provider.defaultSerializeValue(entry.value(), gen);
+      }
+      gen.writeEndObject();
+    }
+
+    private static String keyText(Object key) throws IOException {
+      if (key instanceof String text) {
+        return text;
+      }
+      if (key == null) {
+        return "null";
+      }
+      String json = CANONICAL.writeValueAsString(key);
+      return json.startsWith("\"") ? CANONICAL_READER.readValue(json, String.class) : json;
+    }
+  }
 }

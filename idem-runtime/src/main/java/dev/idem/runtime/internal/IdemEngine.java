@@ -7,6 +7,7 @@ import dev.idem.runtime.IdemRuntime;
 import dev.idem.runtime.IdempotencyException;
 import dev.idem.runtime.IdempotencyKeyReusedException;
 import dev.idem.runtime.IdempotencyListener;
+import dev.idem.runtime.IdempotencyScopeConflictException;
 import dev.idem.runtime.IdempotencyStoreException;
 import dev.idem.runtime.IdempotentResult;
 import dev.idem.runtime.InvalidIdempotencyKeyException;
@@ -18,6 +19,7 @@ import java.time.Duration;
 import java.time.Instant;
 import java.util.Collection;
 import java.util.Objects;
+import java.util.concurrent.ConcurrentHashMap;
 import java.util.function.Function;
 import javax.sql.DataSource;
 
@@ -49,6 +51,8 @@ public final class IdemEngine {
   private final Transitions transitions;
   private final SchemaInstaller schema;
   private final ExpiredRecordPurger purger;
+  /** The first command seen per scope: two different commands must not share one (see {@link #checkScope}). */
+  private final ConcurrentHashMap<String, CommandSpec<?>> commandsByScope = new ConcurrentHashMap<>();
 
   /**
    * Wires an engine; called by {@link IdemRuntime.Builder#build()}, which has validated every setting.
@@ -60,7 +64,7 @@ public final class IdemEngine {
     this.dialect = SqlDialect.of(settings.dialect());
     this.tableName = settings.tableName();
     this.keys = new KeyComposer(settings.maxKeyLength(), settings.allowedKeyPunctuation());
-    this.results = new ResultCodec(settings.objectMapper());
+    this.results = new ResultCodec(settings.objectMapper(), settings.maxResultSize());
     this.clock = settings.clock();
     this.listener = new SafeListener(settings.listener());
     this.cache = new CompletedRecordCache(settings.resultCacheSize());
@@ -89,11 +93,12 @@ public final class IdemEngine {
    * @param resultCacheSize the cache's size; 0 turns it off
    * @param transitionListener the transition listener
    * @param logTransitions whether every transition is logged
+   * @param maxResultSize the longest result, in characters of JSON
    */
   public record Settings(DataSource dataSource, Dialect dialect, String tableName, int maxKeyLength,
                          String allowedKeyPunctuation, Clock clock, ObjectMapper objectMapper,
                          IdempotencyListener listener, int resultCacheSize, TransitionListener transitionListener,
-                         boolean logTransitions) {}
+                         boolean logTransitions, int maxResultSize) {}
 
   /**
    * Registers how to get from a runtime to its engine; {@link IdemRuntime} does it once, in its class initializer.
@@ -207,6 +212,7 @@ public final class IdemEngine {
 
   private <T> Outcome<T> decideAndRun(CommandSpec<T> spec, Object[] keyParts, Object[] payload,
                                       CommandBody<T> body) {
+    checkScope(spec);
     String key;
     try {
       key = keys.compose(spec, keyParts);
@@ -234,7 +240,7 @@ public final class IdemEngine {
     }
     listener.replayed(spec.scope(), key);
     @SuppressWarnings("unchecked")
-    T result = (T) results.replay(spec, cached);
+    T result = (T) results.replay(spec, key, cached);
     return Outcome.replayOf(result, cached);
   }
 
@@ -255,18 +261,41 @@ public final class IdemEngine {
    */
   public <E> int executeBatch(CommandSpec<Void> spec, Collection<E> messages, Function<? super E, Object[]> keyParts,
                               Function<? super E, Object[]> payload, BatchBody<E> body) {
+    Objects.requireNonNull(spec, "spec");
+    checkScope(spec);
     return batches.execute(spec, messages, keyParts, payload, body);
+  }
+
+  /**
+   * Fails fast when a second, different command uses a scope on this runtime: their keys would share a namespace.
+   * One map lookup and an identity comparison on the hot path; the full comparison only for a second spec instance.
+   */
+  private void checkScope(CommandSpec<?> spec) {
+    CommandSpec<?> first = commandsByScope.get(spec.scope());
+    if (first == spec) {
+      return;
+    }
+    if (first == null) {
+      first = commandsByScope.putIfAbsent(spec.scope(), spec);
+      if (first == null) {
+        return;
+      }
+    }
+    if (!first.sameCommandAs(spec)) {
+      throw new IdempotencyScopeConflictException(spec.scope(), first.identity(), spec.identity());
+    }
   }
 
   // ------------------------------------------------------------------------------------------------
   // Transactions and housekeeping, for IdemRuntime and generated transitions
 
   /**
-   * @return the connection of the transaction this engine has in progress on this thread
+   * @return the connection of the transaction this engine has in progress on this thread, guarded: commit,
+   *     rollback and auto-commit belong to idem (see {@link GuardedConnection}), closing it does nothing
    * @throws IllegalStateException if there is none
    */
   public Connection currentConnection() {
-    return transactions.currentConnection();
+    return transactions.userConnection();
   }
 
   /**
@@ -329,6 +358,8 @@ public final class IdemEngine {
     public static final int MAX_MAX_KEY_LENGTH = KeyComposer.MAX_MAX_LENGTH;
     /** The default punctuation allowed in keys. */
     public static final String DEFAULT_KEY_PUNCTUATION = KeyComposer.DEFAULT_PUNCTUATION;
+    /** The default largest result, in characters of JSON. */
+    public static final int DEFAULT_MAX_RESULT_SIZE = ResultCodec.DEFAULT_MAX_RESULT_SIZE;
 
     private Limits() {}
 

@@ -7,15 +7,24 @@ import java.sql.SQLException;
 
 /**
  * Binds and runs the statements on one record that the transactional mode runs, and batches for a key they take
- * over; their SQL is {@link SqlDialect}'s. Their records are inserted as {@code COMPLETED} right away: nobody sees
- * them before the commit, and then the result is there too. ({@code CLAIM} records, visible while in progress, are
+ * over; their SQL is {@link SqlDialect}'s. A command's record is inserted {@code PENDING} and completed with its
+ * outcome in the same transaction: nobody sees it before the commit, and then the outcome is there too; a committed
+ * {@code PENDING} record can only come from a body that ended the transaction early, and is broken. (A void
+ * command's claim, on a database whose transactions nothing commits implicitly, is its whole outcome and inserted
+ * {@code COMPLETED}.) ({@code CLAIM} records, visible while in progress, are
  * bound in {@link ClaimExecutor}.)
  */
 final class RecordStatements {
 
   /** A record as read after the claim found the key recorded. */
-  record Stored(String state, String fingerprint, String result, String errorType, long createdAt,
-                long expiresAt) {}
+  record Stored(String state, String fingerprint, String result, String errorType, long expiresAt,
+                String resultShape, long createdAt) {
+
+    /** The record as replayed, once it is known to be {@code COMPLETED}. */
+    CompletedRecord completed() {
+      return new CompletedRecord(fingerprint, result, errorType, resultShape, expiresAt, createdAt);
+    }
+  }
 
   private final SqlDialect dialect;
   private final String claimSql;
@@ -31,15 +40,20 @@ final class RecordStatements {
     this.storeResultSql = dialect.storeResultSql(table);
   }
 
-  /** @return true if this transaction inserted the record, false if the key is recorded already */
-  boolean claim(Connection connection, String scope, String key, String fingerprint, long now, long expiresAt)
-      throws SQLException {
+  /**
+   * @param state {@link SqlDialect#PENDING}, or {@link SqlDialect#COMPLETED} where the claim is the whole outcome
+   *     (see {@link SqlDialect#commitsImplicitly})
+   * @return true if this transaction inserted the record, false if the key is recorded already
+   */
+  boolean claim(Connection connection, String scope, String key, String state, String fingerprint, long now,
+      long expiresAt) throws SQLException {
     try (PreparedStatement claim = connection.prepareStatement(claimSql)) {
       claim.setString(1, scope);
       claim.setString(2, key);
-      claim.setString(3, fingerprint);
-      claim.setLong(4, now);
-      claim.setLong(5, expiresAt);
+      claim.setString(3, state);
+      claim.setString(4, fingerprint);
+      claim.setLong(5, now);
+      claim.setLong(6, expiresAt);
       return dialect.claim(claim);
     }
   }
@@ -54,34 +68,47 @@ final class RecordStatements {
           return null;
         }
         return new Stored(rs.getString(1), rs.getString(2), rs.getString(3), rs.getString(4), rs.getLong(5),
-            rs.getLong(6));
+            rs.getString(6), rs.getLong(7));
       }
     }
   }
 
-  /** Reuses an expired record; guarded by its old expiry so that only one caller wins. */
-  boolean takeOver(Connection connection, String scope, String key, String fingerprint, long now, long expiresAt,
-      long oldExpiresAt) throws SQLException {
+  /**
+   * Reuses an expired record; guarded by its old expiry so that only one caller wins.
+   *
+   * @param state {@link SqlDialect#PENDING} for a command, whose outcome completes it; {@link SqlDialect#COMPLETED}
+   *     for a batch, whose records are complete once their work commits
+   */
+  boolean takeOver(Connection connection, String scope, String key, String fingerprint, String state, long now,
+      long expiresAt, long oldExpiresAt) throws SQLException {
     try (PreparedStatement update = connection.prepareStatement(takeOverSql)) {
       update.setString(1, fingerprint);
-      update.setLong(2, now);
-      update.setLong(3, expiresAt);
-      update.setString(4, scope);
-      update.setString(5, key);
-      update.setLong(6, oldExpiresAt);
+      update.setString(2, state);
+      update.setLong(3, now);
+      update.setLong(4, expiresAt);
+      update.setString(5, scope);
+      update.setString(6, key);
+      update.setLong(7, oldExpiresAt);
       return update.executeUpdate() == 1;
     }
   }
 
-  /** Stores a result, or with {@code errorType} a business failure's arguments, in a record this transaction claimed. */
-  void storeResult(Connection connection, String scope, String key, String json, String errorType)
-      throws SQLException {
+  /**
+   * Completes the PENDING record this transaction claimed with its outcome: a result (JSON, or null for a void
+   * command) and its shape, or with {@code errorType} a business failure's arguments.
+   *
+   * @return false if no PENDING record of the key was there to complete: the body committed idem's transaction
+   *     early (an implicit commit) and another caller or a purge got to the record, or the body changed it
+   */
+  boolean storeResult(Connection connection, String scope, String key, String json, String errorType,
+      String resultShape) throws SQLException {
     try (PreparedStatement store = connection.prepareStatement(storeResultSql)) {
       store.setString(1, json);
       store.setString(2, errorType);
-      store.setString(3, scope);
-      store.setString(4, key);
-      store.executeUpdate();
+      store.setString(3, resultShape);
+      store.setString(4, scope);
+      store.setString(5, key);
+      return store.executeUpdate() == 1;
     }
   }
 }

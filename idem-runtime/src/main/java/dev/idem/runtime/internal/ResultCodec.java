@@ -1,7 +1,14 @@
 package dev.idem.runtime.internal;
 
+import dev.idem.runtime.IdempotencyBrokenRecordException;
 import dev.idem.runtime.IdempotencyException;
+import dev.idem.runtime.IdempotencyResultShapeException;
+import dev.idem.runtime.IdempotencyResultTooLargeException;
+import com.fasterxml.jackson.annotation.JsonCreator;
+import com.fasterxml.jackson.annotation.JsonTypeInfo;
 import com.fasterxml.jackson.core.JsonProcessingException;
+import com.fasterxml.jackson.core.StreamReadConstraints;
+import com.fasterxml.jackson.databind.AnnotationIntrospector;
 import com.fasterxml.jackson.databind.DeserializationFeature;
 import com.fasterxml.jackson.databind.JavaType;
 import com.fasterxml.jackson.databind.JsonNode;
@@ -9,61 +16,108 @@ import com.fasterxml.jackson.databind.ObjectMapper;
 import com.fasterxml.jackson.databind.ObjectReader;
 import com.fasterxml.jackson.databind.ObjectWriter;
 import com.fasterxml.jackson.databind.SerializationFeature;
+import com.fasterxml.jackson.databind.cfg.MapperConfig;
+import com.fasterxml.jackson.databind.introspect.Annotated;
+import com.fasterxml.jackson.databind.introspect.AnnotatedMember;
+import com.fasterxml.jackson.databind.introspect.AnnotatedParameter;
+import com.fasterxml.jackson.databind.introspect.NopAnnotationIntrospector;
+import com.fasterxml.jackson.databind.jsontype.NamedType;
 import com.fasterxml.jackson.datatype.jdk8.Jdk8Module;
 import com.fasterxml.jackson.datatype.jsr310.JavaTimeModule;
-import java.lang.reflect.Type;
+import java.util.Map;
 import java.util.concurrent.ConcurrentHashMap;
 
 /**
- * Stores results as JSON and replays them with their full generic type. Readers and writers are
- * built once per result type and cached, so the hot path does not resolve types again.
+ * Stores results as JSON and replays them with their full generic type, exactly or not at all: a stored property
+ * the result type no longer has, a missing constructor property, a null for a primitive or a result too large are
+ * {@link IdempotencyException}s, never defaulted values. Properties are seen as {@link PropertyModel} says, like the
+ * fingerprint. Sealed types named by the result type ({@link ResultType#withSubtypes}) are stored with an
+ * {@code "@type"} property and replayed as exactly the listed class. Readers and writers are built once per result
+ * type and cached, so the hot path does not resolve types again.
  */
 final class ResultCodec {
+
+  /** The default of {@link dev.idem.runtime.IdemRuntime.Builder#maxResultSize(int)}: 1 MiB of JSON characters. */
+  static final int DEFAULT_MAX_RESULT_SIZE = 1 << 20;
 
   private record TypedCodec(ObjectReader reader, ObjectWriter writer) {}
 
   private final ObjectMapper mapper;
-  private final ConcurrentHashMap<Type, TypedCodec> codecs = new ConcurrentHashMap<>();
+  private final int maxResultSize;
+  private final ConcurrentHashMap<ResultType<?>, TypedCodec> codecs = new ConcurrentHashMap<>();
 
-  ResultCodec(ObjectMapper base) {
+  ResultCodec(ObjectMapper base, int maxResultSize) {
     ObjectMapper copy = base == null ? new ObjectMapper() : base.copy();
     copy.registerModule(new Jdk8Module());
     copy.registerModule(new JavaTimeModule());
-    copy.disable(DeserializationFeature.FAIL_ON_UNKNOWN_PROPERTIES);
+    PropertyModel.configure(copy);
+    copy.enable(DeserializationFeature.FAIL_ON_UNKNOWN_PROPERTIES);
+    copy.enable(DeserializationFeature.FAIL_ON_MISSING_CREATOR_PROPERTIES);
+    copy.enable(DeserializationFeature.FAIL_ON_NULL_FOR_PRIMITIVES);
     if (base == null) {
       copy.disable(SerializationFeature.WRITE_DATES_AS_TIMESTAMPS);
     }
+    // What may be stored must be readable: Jackson's own limits (20,000,000 characters per string, 1000 digits per
+    // number) are raised to the result size limit when that is larger.
+    StreamReadConstraints limits = copy.getFactory().streamReadConstraints();
+    copy.getFactory().setStreamReadConstraints(limits.rebuild()
+        .maxStringLength(Math.max(limits.getMaxStringLength(), maxResultSize))
+        .maxNumberLength(Math.max(limits.getMaxNumberLength(), maxResultSize))
+        .build());
     this.mapper = copy;
+    this.maxResultSize = maxResultSize;
   }
 
+  /** The result as JSON: {@code null} for a null result, never SQL NULL, so that a missing result is detectable. */
   String write(CommandSpec<?> spec, Object result) {
+    String json;
     try {
-      return codec(spec.resultType().type()).writer().writeValueAsString(result);
+      json = codec(spec.resultType()).writer().writeValueAsString(result);
     } catch (JsonProcessingException e) {
       throw new IdempotencyException("Cannot store the result of " + spec.scope() + " as JSON ("
           + e.getOriginalMessage() + "); the command's transaction was rolled back", e);
     }
+    return checkSize(spec, json);
   }
 
-  Object read(CommandSpec<?> spec, String json) {
-    if (json == null) {
-      return null;
+  private String checkSize(CommandSpec<?> spec, String json) {
+    if (json.length() > maxResultSize) {
+      throw new IdempotencyResultTooLargeException(spec.scope(), json.length(), maxResultSize);
     }
+    return json;
+  }
+
+  Object read(CommandSpec<?> spec, String key, String json) {
+    if (json == null) {
+      throw new IdempotencyBrokenRecordException(spec.scope(), key, "it is completed but holds no result "
+          + "(SQL NULL), although the command returns " + spec.resultType().type().getTypeName()
+          + " (a null result is stored as JSON null)");
+    }
+    Object value;
     try {
-      return codec(spec.resultType().type()).reader().readValue(json);
+      value = codec(spec.resultType()).reader().readValue(json);
     } catch (JsonProcessingException e) {
-      throw new IdempotencyException("Cannot replay the stored result of " + spec.scope() + " as "
+      throw new IdempotencyResultShapeException(spec.scope(), key, "it does not read as "
           + spec.resultType().type().getTypeName() + " (" + e.getOriginalMessage()
           + "); did the result type change incompatibly?", e);
     }
+    if (value == null && spec.resultType().type() instanceof Class<?> type && type.isPrimitive()) {
+      throw new IdempotencyResultShapeException(spec.scope(), key, "it is null, but the command returns "
+          + type.getName());
+    }
+    return value;
   }
 
   /**
    * What a stored record replays: the result, or (for a stored business failure) the recreated exception, thrown.
    */
-  Object replay(CommandSpec<?> spec, CompletedRecord record) {
+  Object replay(CommandSpec<?> spec, String key, CompletedRecord record) {
     if (record.errorType() == null) {
-      return read(spec, record.result());
+      if (spec.resultType().isVoid()) {
+        return null;
+      }
+      checkShape(spec, key, record.resultShape());
+      return read(spec, key, record.result());
     }
     ReplayableFailure<?> failure = spec.replayableNamed(record.errorType());
     if (failure == null) {
@@ -73,14 +127,31 @@ final class ResultCodec {
     throw Sneaky.rethrow(failure.recreate(readArguments(spec, failure, record.result())));
   }
 
+  /**
+   * A record written with another result shape is refused. Records written before shapes were stored (null) are
+   * read as they are; a record written with the default shape of the same type name, by code generated before the
+   * processor computed shapes, too: the type is the same, and the codec still refuses unknown properties.
+   */
+  private static void checkShape(CommandSpec<?> spec, String key, String storedShape) {
+    if (storedShape == null || storedShape.equals(spec.resultShape())
+        || storedShape.equals(CommandSpec.defaultResultShape(spec.resultType()))) {
+      return;
+    }
+    throw new IdempotencyResultShapeException(spec.scope(), key, "it was stored with the result shape "
+        + storedShape + ", but " + spec.resultType().type().getTypeName() + " now has the shape "
+        + spec.resultShape() + " (the result type changed since)");
+  }
+
   /** The constructor arguments of a business failure as a JSON array. */
   String writeArguments(CommandSpec<?> spec, ReplayableFailure<?> failure, Object[] arguments) {
+    String json;
     try {
-      return mapper.writeValueAsString(arguments);
+      json = mapper.writeValueAsString(arguments);
     } catch (JsonProcessingException e) {
       throw new IdempotencyException("Cannot store the " + failure.storedName() + " of " + spec.scope()
           + " as JSON (" + e.getOriginalMessage() + ")", e);
     }
+    return checkSize(spec, json);
   }
 
   private Object[] readArguments(CommandSpec<?> spec, ReplayableFailure<?> failure, String json) {
@@ -102,14 +173,72 @@ final class ResultCodec {
     }
   }
 
-  private TypedCodec codec(Type type) {
-    TypedCodec codec = codecs.get(type);
+  private TypedCodec codec(ResultType<?> resultType) {
+    TypedCodec codec = codecs.get(resultType);
     if (codec == null) {
-      codec = codecs.computeIfAbsent(type, t -> {
-        JavaType javaType = mapper.getTypeFactory().constructType(t);
-        return new TypedCodec(mapper.readerFor(javaType), mapper.writerFor(javaType));
+      codec = codecs.computeIfAbsent(resultType, t -> {
+        ObjectMapper typed = t.hasHints() ? withHints(t) : mapper;
+        JavaType javaType = typed.getTypeFactory().constructType(t.type());
+        return new TypedCodec(typed.readerFor(javaType), typed.writerFor(javaType));
       });
     }
     return codec;
+  }
+
+  /**
+   * A mapper of its own for a result type with sealed subtypes or creators, so that what one result type permits
+   * never widens what another may instantiate.
+   */
+  private ObjectMapper withHints(ResultType<?> resultType) {
+    ObjectMapper typed = mapper.copy();
+    for (Map.Entry<Class<?>, Map<String, Class<?>>> sealed : resultType.subtypes().entrySet()) {
+      typed.addMixIn(sealed.getKey(), SealedType.class);
+      for (Map.Entry<String, Class<?>> subtype : sealed.getValue().entrySet()) {
+        typed.registerSubtypes(new NamedType(subtype.getValue(), subtype.getKey()));
+      }
+    }
+    if (!resultType.creators().isEmpty()) {
+      typed.setAnnotationIntrospector(AnnotationIntrospector.pair(
+          new Creators(resultType.creators()), typed.getSerializationConfig().getAnnotationIntrospector()));
+    }
+    return typed;
+  }
+
+  /** Mixed into a sealed type: its concrete class, by a name only {@link ResultType#withSubtypes} gives out. */
+  @JsonTypeInfo(use = JsonTypeInfo.Id.NAME, include = JsonTypeInfo.As.PROPERTY, property = "@type")
+  private interface SealedType {}
+
+  /** The constructors named by {@link ResultType#withCreator}, and their parameters' property names. */
+  private static final class Creators extends NopAnnotationIntrospector {
+    private static final long serialVersionUID = 1L;
+    private final transient Map<Class<?>, ResultType.Creator> creators;
+
+    Creators(Map<Class<?>, ResultType.Creator> creators) {
+      this.creators = creators;
+    }
+
+    private ResultType.Creator creatorOf(Annotated member) {
+      if (!(member instanceof AnnotatedMember declared)) {
+        return null;
+      }
+      ResultType.Creator creator = creators.get(declared.getDeclaringClass());
+      return creator != null && creator.constructor().equals(member.getAnnotated()) ? creator : null;
+    }
+
+    @Override
+    public JsonCreator.Mode findCreatorAnnotation(MapperConfig<?> config, Annotated annotated) {
+      return creatorOf(annotated) != null ? JsonCreator.Mode.PROPERTIES : null;
+    }
+
+    @Override
+    public String findImplicitPropertyName(AnnotatedMember member) {
+      if (member instanceof AnnotatedParameter parameter) {
+        ResultType.Creator creator = creatorOf(parameter.getOwner());
+        if (creator != null) {
+          return creator.propertyNames().get(parameter.getIndex());
+        }
+      }
+      return null;
+    }
   }
 }

@@ -24,8 +24,14 @@ abstract class SqlDialect {
   static final SqlDialect POSTGRESQL = new PostgresDialect();
   static final SqlDialect MARIADB = new MariaDbDialect();
 
-  /** {@code idem_record.state} of a record whose result is stored (or, transactional mode, being stored). */
+  /** {@code idem_record.state} of a record whose outcome is stored (a batch's records: claimed with their work). */
   static final String COMPLETED = "COMPLETED";
+  /**
+   * {@code idem_record.state} of a transactional claim whose command has not finished: it turns {@code COMPLETED}
+   * with its outcome in the same transaction, so a committed {@code PENDING} record means the body ended idem's
+   * transaction early (an implicit commit: DDL on MariaDB, MySQL or H2), and is broken.
+   */
+  static final String PENDING = "PENDING";
   /** {@code idem_record.state} of a {@code CLAIM} record whose body runs. */
   static final String IN_PROGRESS = "IN_PROGRESS";
 
@@ -33,7 +39,8 @@ abstract class SqlDialect {
   static final String TRANSITION_LOG_TABLE = "idem_transition_log";
 
   private static final String CLAIM_COLUMNS = " (scope, idem_key, state, fingerprint, created_at, expires_at)";
-  private static final String CLAIM_VALUES = "(?, ?, '" + COMPLETED + "', ?, ?, ?)";
+  private static final String CLAIM_VALUES = "(?, ?, ?, ?, ?, ?)";
+  private static final String COMPLETED_CLAIM_VALUES = "(?, ?, '" + COMPLETED + "', ?, ?, ?)";
   private static final String LEASE_CLAIM_COLUMNS =
       " (scope, idem_key, state, fingerprint, owner_token, lease_until, created_at, expires_at)"
           + " VALUES (?, ?, '" + IN_PROGRESS + "', ?, ?, ?, ?, ?)";
@@ -83,10 +90,20 @@ abstract class SqlDialect {
   }
 
   // ------------------------------------------------------------------------------------------------
-  // Transactional mode (RecordStatements): records are inserted COMPLETED; nobody sees them before the commit.
+  // Transactional mode (RecordStatements): records are inserted PENDING and turn COMPLETED with their outcome, in
+  // one transaction; nobody sees them before the commit.
 
   /**
-   * SQL inserting a new record; parameters: scope, key, fingerprint, created_at, expires_at.
+   * Whether a statement the body runs can commit idem's transaction behind its back (DDL commits implicitly on
+   * MariaDB, MySQL and H2). Where it cannot, a void command without {@code replayOn} inserts its claim
+   * {@code COMPLETED} right away, saving the completing statement: its outcome, "the body returned", commits with
+   * the claim or not at all.
+   */
+  abstract boolean commitsImplicitly();
+
+  /**
+   * SQL inserting a new record; parameters: scope, key, state (PENDING, or COMPLETED, see
+   * {@link #commitsImplicitly}), fingerprint, created_at, expires_at.
    * Executed by {@link #claim(PreparedStatement)}.
    */
   abstract String claimSql(String table);
@@ -102,25 +119,31 @@ abstract class SqlDialect {
 
   /**
    * SQL reading a record by scope and key, seeing the latest committed version; parameters: scope, key. Columns:
-   * state, fingerprint, result, error_type, created_at, expires_at.
+   * state, fingerprint, result, error_type, expires_at, result_shape, created_at.
    */
   String selectSql(String table) {
-    return "SELECT state, fingerprint, result, error_type, created_at, expires_at FROM " + table + BY_KEY;
+    return "SELECT state, fingerprint, result, error_type, expires_at, result_shape, created_at FROM " + table
+        + BY_KEY;
   }
 
   /**
    * SQL reusing an expired record, guarded by its old expiry so that only one caller wins; parameters:
-   * fingerprint, created_at, expires_at, scope, key, the expires_at seen.
+   * fingerprint, state (PENDING for a command, COMPLETED for a batch), created_at, expires_at, scope, key, the
+   * expires_at seen.
    */
   final String takeOverSql(String table) {
-    return "UPDATE " + table + " SET fingerprint = ?, state = '" + COMPLETED
-        + "', result = NULL, error_type = NULL, owner_token = NULL, lease_until = NULL,"
+    return "UPDATE " + table + " SET fingerprint = ?, state = ?, result = NULL, error_type = NULL,"
+        + " result_shape = NULL, owner_token = NULL, lease_until = NULL,"
         + " created_at = ?, expires_at = ? WHERE scope = ? AND idem_key = ? AND expires_at = ?";
   }
 
-  /** SQL storing a result or a business failure in a claimed record; parameters: result, error_type, scope, key. */
+  /**
+   * SQL completing a PENDING record with its outcome; matches exactly one row unless the record was committed or
+   * changed behind the command's back. Parameters: result, error_type, result_shape, scope, key.
+   */
   final String storeResultSql(String table) {
-    return "UPDATE " + table + " SET result = ?, error_type = ?" + BY_KEY;
+    return "UPDATE " + table + " SET state = '" + COMPLETED + "', result = ?, error_type = ?, result_shape = ?"
+        + BY_KEY + " AND state = '" + PENDING + "'";
   }
 
   // ------------------------------------------------------------------------------------------------
@@ -134,11 +157,12 @@ abstract class SqlDialect {
 
   /**
    * SQL reading a record in auto-commit mode (so it sees the latest committed version everywhere); parameters:
-   * scope, key. Columns: state, fingerprint, result, error_type, created_at, expires_at, owner_token, lease_until.
+   * scope, key. Columns: state, fingerprint, result, error_type, expires_at, owner_token, lease_until,
+   * result_shape, created_at.
    */
   final String leaseSelectSql(String table) {
-    return "SELECT state, fingerprint, result, error_type, created_at, expires_at, owner_token, lease_until FROM "
-        + table + BY_KEY;
+    return "SELECT state, fingerprint, result, error_type, expires_at, owner_token, lease_until, result_shape,"
+        + " created_at FROM " + table + BY_KEY;
   }
 
   /**
@@ -156,16 +180,17 @@ abstract class SqlDialect {
    */
   final String takeOverExpiredSql(String table) {
     return "UPDATE " + table + " SET state = '" + IN_PROGRESS + "', fingerprint = ?,"
-        + " result = NULL, error_type = NULL, owner_token = ?, lease_until = ?, created_at = ?, expires_at = ?"
+        + " result = NULL, error_type = NULL, result_shape = NULL, owner_token = ?, lease_until = ?, created_at = ?,"
+        + " expires_at = ?"
         + BY_KEY + " AND expires_at = ? AND expires_at <= ?";
   }
 
   /**
    * SQL completing a claim, fenced by the owner token (matches nothing once the lease was taken over); parameters:
-   * result, error_type, expires_at, scope, key, owner_token.
+   * result, error_type, result_shape, expires_at, scope, key, owner_token.
    */
   final String completeSql(String table) {
-    return "UPDATE " + table + " SET state = '" + COMPLETED + "', result = ?, error_type = ?,"
+    return "UPDATE " + table + " SET state = '" + COMPLETED + "', result = ?, error_type = ?, result_shape = ?,"
         + " owner_token = NULL, lease_until = NULL, expires_at = ?" + FENCED_BY_OWNER;
   }
 
@@ -258,6 +283,11 @@ abstract class SqlDialect {
     }
 
     @Override
+    boolean commitsImplicitly() {
+      return false; // DDL is transactional
+    }
+
+    @Override
     String claimSql(String table) {
       // ON CONFLICT DO NOTHING waits for a concurrent uncommitted claim of the same key and never
       // raises a duplicate-key error, which would abort the whole PostgreSQL transaction.
@@ -329,6 +359,11 @@ abstract class SqlDialect {
     }
 
     @Override
+    boolean commitsImplicitly() {
+      return true;
+    }
+
+    @Override
     String claimSql(String table) {
       // INSERT IGNORE waits for a concurrent uncommitted claim and turns the duplicate into
       // "0 rows". It would also hide truncation, but keys and scopes are validated beforehand.
@@ -361,7 +396,7 @@ abstract class SqlDialect {
       StringBuilder sql = new StringBuilder("INSERT IGNORE INTO ").append(table).append(CLAIM_COLUMNS)
           .append(" VALUES ");
       for (int i = 0; i < rows; i++) {
-        sql.append(i == 0 ? "" : ", ").append(CLAIM_VALUES);
+        sql.append(i == 0 ? "" : ", ").append(COMPLETED_CLAIM_VALUES);
       }
       return sql.append(" RETURNING idem_key").toString();
     }
@@ -412,6 +447,11 @@ abstract class SqlDialect {
       return "schema/h2.sql";
     }
 
+    @Override
+    boolean commitsImplicitly() {
+      return true; // DDL commits the open transaction
+    }
+
     /**
      * Inserts unless the key is recorded: a replay finds the committed row through the primary key and inserts
      * nothing, without an exception. That matters on H2: building its duplicate-key exception and the statement-level
@@ -457,11 +497,12 @@ abstract class SqlDialect {
      * some fail, and rolls back only the failed row's statement, never the transaction; the per-row update counts
      * then say which rows this transaction inserted. H2 runs in-process, so a batch is as cheap as one statement;
      * its ON CONFLICT exists only in PostgreSQL mode and its MERGE would overwrite records. Parameters: those of the
-     * single claim, once per batched row; {@code rows} does not change the text.
+     * single claim but the state (a batch's rows are COMPLETED), once per batched row; {@code rows} does not change
+     * the text.
      */
     @Override
     String batchClaimSql(String table, int rows) {
-      return "INSERT INTO " + table + CLAIM_COLUMNS + " VALUES " + CLAIM_VALUES;
+      return "INSERT INTO " + table + CLAIM_COLUMNS + " VALUES " + COMPLETED_CLAIM_VALUES;
     }
 
     @Override

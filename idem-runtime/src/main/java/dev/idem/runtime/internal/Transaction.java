@@ -10,10 +10,20 @@ final class Transaction {
   final Connection connection;
   final boolean restoreAutoCommit;
   private List<Runnable> afterCommit;
+  /** What the application gets to see of {@link #connection}; made on first use. */
+  private GuardedConnection guarded;
 
   Transaction(Connection connection, boolean restoreAutoCommit) {
     this.connection = connection;
     this.restoreAutoCommit = restoreAutoCommit;
+  }
+
+  /** The connection as handed to application code, which must not end idem's transaction. */
+  Connection guardedConnection() {
+    if (guarded == null) {
+      guarded = new GuardedConnection(connection);
+    }
+    return guarded;
   }
 
   void afterCommit(Runnable action) {

@@ -34,8 +34,14 @@ final class TransactionManager {
     return current.get() != null;
   }
 
+  /** The connection of this thread's transaction, for idem's own statements. */
   Connection currentConnection() {
     return require("currentConnection()").connection;
+  }
+
+  /** The same, guarded for application code (see {@link GuardedConnection}). */
+  Connection userConnection() {
+    return require("currentConnection()").guardedConnection();
   }
 
   void afterCommit(Runnable action) {
@@ -56,7 +62,7 @@ final class TransactionManager {
     Transaction joined = current.get();
     if (joined != null) {
       try {
-        return work.run(joined.connection);
+        return work.run(joined.guardedConnection());
       } catch (Throwable t) {
         throw Sneaky.rethrow(t);
       }
@@ -65,7 +71,7 @@ final class TransactionManager {
     T result;
     try {
       try {
-        result = work.run(tx.connection);
+        result = work.run(tx.guardedConnection());
       } catch (Throwable t) {
         Quietly.rollback(tx.connection);
         throw Sneaky.rethrow(t);

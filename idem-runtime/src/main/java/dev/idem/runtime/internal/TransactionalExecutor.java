@@ -1,5 +1,6 @@
 package dev.idem.runtime.internal;
 
+import dev.idem.runtime.IdempotencyBrokenRecordException;
 import dev.idem.runtime.IdempotencyException;
 import dev.idem.runtime.IdempotencyKeyReusedException;
 import dev.idem.runtime.IdempotencyStoreException;
@@ -14,7 +15,8 @@ import java.time.Clock;
  * result commit in one transaction, so that a failed body leaves no trace and a retry runs it again.
  *
  * <ul>
- *   <li>The claim inserts the record as {@code COMPLETED} (see {@link RecordStatements}); a key recorded already is
+ *   <li>The claim inserts the record as {@code PENDING}, completed with the outcome in the same transaction (see
+ *       {@link RecordStatements}); a key recorded already is
  *       replayed, taken over once expired, or rejected if its payload differs.
  *   <li>In its own transaction, a transient failure (deadlock, lock timeout) before the body started retries the
  *       whole attempt in a new transaction; once the body started, it never reruns.
@@ -197,30 +199,37 @@ final class TransactionalExecutor {
     String scope = spec.scope();
     long now = clock.millis();
     long expiresAt = now + spec.retentionMillis();
-    if (!records.claim(connection, scope, key, fingerprint, now, expiresAt)) {
+    // A void command's outcome is "the body returned"; unless the body can commit early, the claim says it all.
+    boolean completeOnClaim = spec.resultType().isVoid() && spec.replayOn().isEmpty() && !dialect.commitsImplicitly();
+    String claimState = completeOnClaim ? SqlDialect.COMPLETED : SqlDialect.PENDING;
+    if (!records.claim(connection, scope, key, claimState, fingerprint, now, expiresAt)) {
       Stored stored = records.read(connection, scope, key);
       if (stored == null) {
         return RETRY; // the competing claim rolled back, or the record was purged meanwhile
       }
       if (stored.expiresAt() <= now) {
-        if (!records.takeOver(connection, scope, key, fingerprint, now, expiresAt, stored.expiresAt())) {
+        if (!records.takeOver(connection, scope, key, fingerprint, claimState, now, expiresAt,
+            stored.expiresAt())) {
           return RETRY; // someone else took it over first
         }
       } else if (!stored.fingerprint().equals(fingerprint)) {
         listener.keyReused(scope, key);
         throw new IdempotencyKeyReusedException(scope, key);
       } else if (SqlDialect.COMPLETED.equals(stored.state())) {
-        attempt.completed = new CompletedRecord(stored.fingerprint(), stored.result(), stored.errorType(),
-            stored.createdAt(), stored.expiresAt());
+        attempt.completed = stored.completed();
         attempt.replayed = true;
         listener.replayed(scope, key);
         try {
-          return results.replay(spec, attempt.completed);
+          return results.replay(spec, key, attempt.completed);
         } catch (IdempotencyException e) {
           throw e;
         } catch (Throwable storedFailure) {
           return new Rethrow(storedFailure);
         }
+      } else if (SqlDialect.PENDING.equals(stored.state())) {
+        throw new IdempotencyBrokenRecordException(scope, key, "its claim was committed before its command finished"
+            + " (the body ended idem's transaction early, e.g. by DDL, which commits implicitly on MariaDB, MySQL and"
+            + " H2), so the command may be running still, or may have failed halfway");
       } else {
         throw new IdempotencyException("The record of " + scope + " key '" + key + "' is in state "
             + stored.state() + ", which only the CLAIM mode writes; this runtime cannot handle it");
@@ -240,18 +249,32 @@ final class TransactionalExecutor {
       }
       String arguments = captureFailure(spec, replayable, t);
       connection.rollback(beforeBody);
-      records.storeResult(connection, scope, key, arguments, replayable.storedName());
+      complete(connection, scope, key, arguments, replayable.storedName(), null);
       attempt.executed = true;
-      attempt.completed = new CompletedRecord(fingerprint, arguments, replayable.storedName(), now, expiresAt);
+      attempt.completed =
+          new CompletedRecord(fingerprint, arguments, replayable.storedName(), null, expiresAt, now);
       return new Rethrow(t);
     }
     String json = spec.resultType().isVoid() ? null : results.write(spec, value);
-    if (json != null) {
-      records.storeResult(connection, scope, key, json, null);
+    if (!completeOnClaim) {
+      complete(connection, scope, key, json, null, json == null ? null : spec.resultShape());
     }
     attempt.executed = true;
-    attempt.completed = new CompletedRecord(fingerprint, json, null, now, expiresAt);
+    attempt.completed = new CompletedRecord(fingerprint, json, null, spec.resultShape(), expiresAt, now);
     return value;
+  }
+
+  /**
+   * Completes the PENDING claim with the outcome; if it is no longer there to complete, the transaction rolls back
+   * with a clear error rather than commit an outcome without its record.
+   */
+  private void complete(Connection connection, String scope, String key, String json, String errorType,
+      String resultShape) throws SQLException {
+    if (!records.storeResult(connection, scope, key, json, errorType, resultShape)) {
+      throw new IdempotencyBrokenRecordException(scope, key, "it was no longer PENDING when its command finished:"
+          + " the body ended idem's transaction early (e.g. by DDL, which commits implicitly on MariaDB, MySQL and"
+          + " H2) and the record changed meanwhile, or the body changed it; the transaction was rolled back");
+    }
   }
 
   /** The failure's constructor arguments as JSON; if they cannot be captured, the failure is not stored. */

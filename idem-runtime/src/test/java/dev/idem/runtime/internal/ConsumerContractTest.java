@@ -165,7 +165,11 @@ abstract class ConsumerContractTest extends DatabaseContract {
   @Test
   void aVoidHandlerStoresOnlyTheCompletedMarkerAndADuplicateSkipsTheDelegate() {
     onOrderPaid(new OrderPaid("msg-1", 250), "billing");
-    assertEquals(2, counting.statementsExecuted(), "the claim and the business insert");
+    // Where the body could commit idem's transaction early (DDL on MariaDB and H2), the claim is PENDING and a third
+    // statement completes it, so that an early commit can never leave a COMPLETED record of an unfinished body.
+    boolean completedSeparately = SqlDialect.of(IdemEngine.of(runtime).dialect()).commitsImplicitly();
+    assertEquals(completedSeparately ? 3 : 2, counting.statementsExecuted(),
+        "the claim and the business insert (and the completion)");
     assertEquals(1, count("SELECT COUNT(*) FROM idem_record WHERE state = 'COMPLETED' AND result IS NULL"));
 
     counting.reset();

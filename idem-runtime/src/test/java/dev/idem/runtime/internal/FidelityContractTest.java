@@ -1,0 +1,415 @@
+package dev.idem.runtime.internal;
+
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertNull;
+import static org.junit.jupiter.api.Assertions.assertSame;
+import static org.junit.jupiter.api.Assertions.assertThrows;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+import dev.idem.Mode;
+import dev.idem.runtime.IdemRuntime;
+import dev.idem.runtime.IdempotencyBrokenRecordException;
+import dev.idem.runtime.IdempotencyResultShapeException;
+import dev.idem.runtime.IdempotencyResultTooLargeException;
+import dev.idem.runtime.IdempotencyScopeConflictException;
+import dev.idem.testing.DatabaseContract;
+import java.sql.Connection;
+import java.sql.PreparedStatement;
+import java.sql.ResultSet;
+import java.sql.SQLException;
+import java.sql.Savepoint;
+import java.sql.Statement;
+import java.time.Instant;
+import java.util.List;
+import java.util.concurrent.atomic.AtomicInteger;
+import org.junit.jupiter.api.BeforeEach;
+import org.junit.jupiter.api.Test;
+
+/**
+ * Replay fidelity against a real database: the connection lent to the body cannot end idem's transaction, two
+ * commands cannot share a scope, results over the size limit leave nothing behind, a null result is stored as JSON
+ * null and a record without its result replays as a clear exception. Runs on every database through the concrete
+ * subclasses.
+ */
+abstract class FidelityContractTest extends DatabaseContract {
+
+  record Receipt(String paymentId, long amountCents) {}
+
+  private static final CommandSpec<Receipt> PAY = CommandSpec.builder("Fidelity.pay", ResultType.of(Receipt.class))
+      .keyParts("id").build();
+  private static final CommandSpec<Integer> COUNT = CommandSpec.builder("Fidelity.count", ResultType.of(int.class))
+      .keyParts("id").build();
+  private static final CommandSpec<String> TEXT = CommandSpec.builder("Fidelity.text", ResultType.of(String.class))
+      .keyParts("id").build();
+  private static final CommandSpec<String> CLAIM_TEXT = CommandSpec.builder("Fidelity.claimText",
+      ResultType.of(String.class)).mode(Mode.CLAIM).keyParts("id").build();
+
+  private static final CommandSpec<Void> NOTE = CommandSpec.builder("Fidelity.note", ResultType.VOID)
+      .keyParts("id").build();
+
+  private static final int MAX_RESULT = 300;
+  private static final AtomicInteger DDL_TABLES = new AtomicInteger();
+
+  private IdemRuntime runtime;
+  private IdemEngine idem;
+
+  @Override
+  protected void prepare() {
+    runtime = IdemRuntime.builder().dataSource(counting).clock(clock).maxResultSize(MAX_RESULT).build();
+    idem = IdemEngine.of(runtime);
+    runtime.createSchema();
+    database.execute("CREATE TABLE payments (id VARCHAR(64) NOT NULL PRIMARY KEY)");
+  }
+
+  @BeforeEach
+  void clear() {
+    database.execute("DELETE FROM idem_record", "DELETE FROM payments");
+    clock.set(Instant.parse("2030-01-01T00:00:00Z"));
+    runtime.clearResultCache();
+  }
+
+  private void insertPayment(String id) throws SQLException {
+    try (PreparedStatement insert = runtime.currentConnection().prepareStatement(
+        "INSERT INTO payments (id) VALUES (?)")) {
+      insert.setString(1, id);
+      insert.executeUpdate();
+    }
+  }
+
+  private long count(String sql) {
+    try (Connection connection = database.dataSource().getConnection();
+        Statement statement = connection.createStatement();
+        ResultSet rs = statement.executeQuery(sql)) {
+      rs.next();
+      return rs.getLong(1);
+    } catch (SQLException e) {
+      throw new IllegalStateException(e);
+    }
+  }
+
+  private String storedResult(String key) {
+    return stored("result", key);
+  }
+
+  private String stored(String column, String key) {
+    try (Connection connection = database.dataSource().getConnection();
+        PreparedStatement select = connection.prepareStatement(
+            "SELECT " + column + " FROM idem_record WHERE idem_key = ?")) {
+      select.setString(1, key);
+      try (ResultSet rs = select.executeQuery()) {
+        assertTrue(rs.next(), "no record of " + key);
+        return rs.getString(1);
+      }
+    } catch (SQLException e) {
+      throw new IllegalStateException(e);
+    }
+  }
+
+  private long records() {
+    return count("SELECT COUNT(*) FROM idem_record");
+  }
+
+  private long payments() {
+    return count("SELECT COUNT(*) FROM payments");
+  }
+
+  // ---- the borrowed connection
+
+  private interface ConnectionMisuse {
+    void apply(Connection connection) throws SQLException;
+  }
+
+  @Test
+  void theBorrowedConnectionCannotEndIdemsTransaction() {
+    List<ConnectionMisuse> misuses = List.of(Connection::commit, Connection::rollback,
+        c -> c.setAutoCommit(true), c -> c.setAutoCommit(false), c -> c.abort(Runnable::run));
+    int n = 0;
+    for (ConnectionMisuse misuse : misuses) {
+      String key = "misuse-" + n++;
+      IllegalStateException e = assertThrows(IllegalStateException.class,
+          () -> idem.execute(PAY, new Object[] {key}, new Object[0], () -> {
+            insertPayment(key);
+            misuse.apply(runtime.currentConnection());
+            return new Receipt(key, 1);
+          }));
+      assertTrue(e.getMessage().contains("is not allowed on the connection of an idem transaction"), e.getMessage());
+    }
+    assertEquals(0, records(), "the claims rolled back with the bodies");
+    assertEquals(0, payments());
+    IllegalStateException inWork = assertThrows(IllegalStateException.class,
+        () -> runtime.runInTransaction(Connection::commit));
+    assertTrue(inWork.getMessage().startsWith("commit() is not allowed"), inWork.getMessage());
+  }
+
+  @Test
+  void closingTheBorrowedConnectionIsHarmlessAndSavepointsWork() throws Exception {
+    AtomicInteger calls = new AtomicInteger();
+    Receipt receipt = idem.execute(PAY, new Object[] {"close-1"}, new Object[0], () -> {
+      calls.incrementAndGet();
+      try (Connection connection = runtime.currentConnection()) { // a habit, not a mistake
+        insertPayment("a");
+      }
+      Connection connection = runtime.currentConnection();
+      assertSame(connection, connection.unwrap(Connection.class));
+      Savepoint beforeB = connection.setSavepoint();
+      insertPayment("b");
+      connection.rollback(beforeB);
+      insertPayment("c");
+      return new Receipt("close-1", 2);
+    });
+    assertEquals(new Receipt("close-1", 2), receipt);
+    assertEquals(1, records());
+    assertEquals(List.of(1L, 0L, 1L), List.of(count("SELECT COUNT(*) FROM payments WHERE id = 'a'"),
+        count("SELECT COUNT(*) FROM payments WHERE id = 'b'"), count("SELECT COUNT(*) FROM payments WHERE id = 'c'")));
+    runtime.clearResultCache();
+    assertEquals(receipt, idem.execute(PAY, new Object[] {"close-1"}, new Object[0], () -> {
+      calls.incrementAndGet();
+      return null;
+    }));
+    assertEquals(1, calls.get());
+  }
+
+  // ---- scopes
+
+  @Test
+  void twoDifferentCommandsCannotShareAScope() {
+    CommandSpec<String> first = CommandSpec.builder("Fidelity.shared", ResultType.of(String.class))
+        .keyParts("id").declaredBy("a.Payments#pay").build();
+    CommandSpec<String> sameAgain = CommandSpec.builder("Fidelity.shared", ResultType.of(String.class))
+        .keyParts("id").declaredBy("a.Payments#pay").build();
+    CommandSpec<String> otherInterface = CommandSpec.builder("Fidelity.shared", ResultType.of(String.class))
+        .keyParts("id").declaredBy("b.Payments#pay").build();
+    CommandSpec<Receipt> otherResult = CommandSpec.builder("Fidelity.shared", ResultType.of(Receipt.class))
+        .keyParts("id").build();
+    CommandSpec<String> otherKey = CommandSpec.builder("Fidelity.shared", ResultType.of(String.class))
+        .keyParts("orderId").build();
+    assertEquals("a", idem.execute(first, new Object[] {"k"}, new Object[0], () -> "a"));
+    assertEquals("a", idem.execute(sameAgain, new Object[] {"k"}, new Object[0], () -> "never"));
+    AtomicInteger calls = new AtomicInteger();
+    for (CommandSpec<?> other : List.of(otherInterface, otherResult, otherKey)) {
+      IdempotencyScopeConflictException e = assertThrows(IdempotencyScopeConflictException.class,
+          () -> idem.execute(other, new Object[] {"k2"}, new Object[0], () -> {
+            calls.incrementAndGet();
+            return null;
+          }));
+      assertEquals("Fidelity.shared", e.scope());
+      assertTrue(e.getMessage().contains("a.Payments#pay"), e.getMessage());
+    }
+    assertEquals(0, calls.get());
+    assertEquals(1, records());
+  }
+
+  // ---- size
+
+  @Test
+  void aResultOverTheLimitLeavesNothingBehind() {
+    String big = "x".repeat(MAX_RESULT);
+    IdempotencyResultTooLargeException e = assertThrows(IdempotencyResultTooLargeException.class,
+        () -> idem.execute(TEXT, new Object[] {"big"}, new Object[0], () -> {
+          insertPayment("big");
+          return big;
+        }));
+    assertEquals(MAX_RESULT + 2, e.size());
+    assertEquals(MAX_RESULT, e.limit());
+    assertEquals(0, records());
+    assertEquals(0, payments());
+    // Inside the caller's transaction, the command alone is undone; the caller's work goes on.
+    runtime.runInTransaction(connection -> {
+      insertPayment("outer");
+      assertThrows(IdempotencyResultTooLargeException.class,
+          () -> idem.execute(TEXT, new Object[] {"big"}, new Object[0], () -> {
+            insertPayment("inner");
+            return big;
+          }));
+    });
+    assertEquals(0, records());
+    assertEquals(1, count("SELECT COUNT(*) FROM payments WHERE id = 'outer'"));
+    assertEquals(0, count("SELECT COUNT(*) FROM payments WHERE id = 'inner'"));
+    // A retry that fits runs and is recorded.
+    assertEquals("small", idem.execute(TEXT, new Object[] {"big"}, new Object[0], () -> "small"));
+    assertEquals("\"small\"", storedResult("big"));
+  }
+
+  // ---- null and missing results
+
+  @Test
+  void aNullResultIsStoredAsJsonNullAndReplaysAsNull() {
+    AtomicInteger calls = new AtomicInteger();
+    assertNull(idem.execute(PAY, new Object[] {"null-1"}, new Object[0], () -> {
+      calls.incrementAndGet();
+      return null;
+    }));
+    assertEquals("null", storedResult("null-1"));
+    runtime.clearResultCache();
+    assertNull(idem.execute(PAY, new Object[] {"null-1"}, new Object[0], () -> {
+      calls.incrementAndGet();
+      return new Receipt("other", 1);
+    }));
+    assertNull(idem.execute(CLAIM_TEXT, new Object[] {"null-2"}, new Object[0], () -> null));
+    assertEquals("null", storedResult("null-2"));
+    assertEquals(1, calls.get());
+  }
+
+  @Test
+  void aCompletedRecordWithoutItsResultIsAClearErrorForAnyReturnType() {
+    idem.execute(PAY, new Object[] {"broken-1"}, new Object[0], () -> new Receipt("p", 1));
+    idem.execute(COUNT, new Object[] {"broken-2"}, new Object[0], () -> 7);
+    idem.execute(CLAIM_TEXT, new Object[] {"broken-3"}, new Object[0], () -> "t");
+    database.execute("UPDATE idem_record SET result = NULL");
+    runtime.clearResultCache();
+    for (Runnable replay : List.<Runnable>of(
+        () -> idem.execute(PAY, new Object[] {"broken-1"}, new Object[0], () -> new Receipt("again", 2)),
+        () -> idem.execute(COUNT, new Object[] {"broken-2"}, new Object[0], () -> 8),
+        () -> idem.execute(CLAIM_TEXT, new Object[] {"broken-3"}, new Object[0], () -> "again"))) {
+      IdempotencyBrokenRecordException e = assertThrows(IdempotencyBrokenRecordException.class, replay::run);
+      assertTrue(e.getMessage().contains("SQL NULL") && e.getMessage().contains("key 'broken-"), e.getMessage());
+    }
+    assertEquals(3, records());
+  }
+
+  // ---- implicit commits
+
+  /** DDL, which commits the transaction implicitly on MariaDB and H2 (PostgreSQL's DDL is transactional). */
+  private void createTable() throws SQLException {
+    try (Statement ddl = runtime.currentConnection().createStatement()) {
+      ddl.execute("CREATE TABLE ddl_probe_" + DDL_TABLES.incrementAndGet() + " (id INT)");
+    }
+  }
+
+  private boolean commitsImplicitly() {
+    return SqlDialect.of(idem.dialect()).commitsImplicitly();
+  }
+
+  @Test
+  void aBodyThatCommitsEarlyAndFailsLeavesABrokenRecordNotACompletedOne() {
+    for (CommandSpec<?> spec : List.of(PAY, NOTE)) {
+      String key = "ddl-" + spec.scope();
+      RuntimeException failure = assertThrows(RuntimeException.class,
+          () -> idem.execute(spec, new Object[] {key}, new Object[0], () -> {
+            insertPayment(key);
+            createTable();
+            throw new IllegalStateException("failed after the DDL");
+          }));
+      assertEquals("failed after the DDL", failure.getMessage());
+      AtomicInteger retries = new AtomicInteger();
+      if (commitsImplicitly()) {
+        // The DDL committed the claim and the first insert; the claim stays PENDING, never COMPLETED.
+        assertEquals("PENDING", stored("state", key));
+        assertEquals(1, count("SELECT COUNT(*) FROM payments WHERE id = '" + key + "'"));
+        IdempotencyBrokenRecordException e = assertThrows(IdempotencyBrokenRecordException.class,
+            () -> idem.execute(spec, new Object[] {key}, new Object[0], () -> {
+              retries.incrementAndGet();
+              return null;
+            }));
+        assertTrue(e.getMessage().contains("committed before its command finished"), e.getMessage());
+        assertEquals(0, retries.get(), "a half-done command is not run again");
+      } else {
+        assertEquals(0, records());
+        assertEquals(0, payments());
+      }
+    }
+  }
+
+  @Test
+  void aBodyThatCommitsEarlyAndSucceedsIsStillRecordedWithItsResult() {
+    Receipt receipt = idem.execute(PAY, new Object[] {"ddl-ok"}, new Object[0], () -> {
+      insertPayment("ddl-ok");
+      createTable();
+      return new Receipt("ddl-ok", 3);
+    });
+    idem.execute(NOTE, new Object[] {"ddl-ok-void"}, new Object[0], () -> {
+      createTable();
+      return null;
+    });
+    assertEquals("COMPLETED", stored("state", "ddl-ok"));
+    assertEquals("COMPLETED", stored("state", "ddl-ok-void"));
+    runtime.clearResultCache();
+    assertEquals(receipt, idem.execute(PAY, new Object[] {"ddl-ok"}, new Object[0], () -> new Receipt("again", 4)));
+  }
+
+  @Test
+  void aRecordThatChangedUnderTheBodyIsNotCompletedBlindly() {
+    IdempotencyBrokenRecordException e = assertThrows(IdempotencyBrokenRecordException.class,
+        () -> idem.execute(PAY, new Object[] {"gone"}, new Object[0], () -> {
+          try (Statement delete = runtime.currentConnection().createStatement()) {
+            delete.executeUpdate("DELETE FROM idem_record WHERE idem_key = 'gone'");
+          }
+          insertPayment("gone");
+          return new Receipt("gone", 1);
+        }));
+    assertTrue(e.getMessage().contains("no longer PENDING"), e.getMessage());
+    assertEquals(0, records());
+    assertEquals(0, payments(), "rolled back with the record it could not complete");
+  }
+
+  // ---- result shapes
+
+  @Test
+  void eachRecordStoresItsResultShapeAndAnotherShapeIsRefusedOnReplay() {
+    CommandSpec<Receipt> v1 = CommandSpec.builder("Fidelity.shaped", ResultType.of(Receipt.class))
+        .keyParts("id").resultShape("0123456789abcdef").build();
+    idem.execute(v1, new Object[] {"shape-1"}, new Object[0], () -> new Receipt("p", 1));
+    assertEquals("0123456789abcdef", stored("result_shape", "shape-1"));
+    idem.execute(CLAIM_TEXT, new Object[] {"shape-2"}, new Object[0], () -> "t");
+    assertEquals(CLAIM_TEXT.resultShape(), stored("result_shape", "shape-2"));
+    idem.execute(NOTE, new Object[] {"shape-3"}, new Object[0], () -> null);
+    assertNull(stored("result_shape", "shape-3"), "void commands have no result shape");
+
+    // The next deploy: the result type changed shape; a new runtime (the old one would refuse the second spec).
+    CommandSpec<Receipt> v2 = CommandSpec.builder("Fidelity.shaped", ResultType.of(Receipt.class))
+        .keyParts("id").resultShape("fedcba9876543210").build();
+    IdemRuntime next = IdemRuntime.builder().dataSource(counting).clock(clock).build();
+    AtomicInteger calls = new AtomicInteger();
+    IdempotencyResultShapeException e = assertThrows(IdempotencyResultShapeException.class,
+        () -> IdemEngine.of(next).execute(v2, new Object[] {"shape-1"}, new Object[0], () -> {
+          calls.incrementAndGet();
+          return new Receipt("again", 2);
+        }));
+    assertTrue(e.getMessage().contains("Fidelity.shaped key 'shape-1'") && e.getMessage().contains("0123456789abcdef")
+        && e.getMessage().contains("fedcba9876543210"), e.getMessage());
+    assertEquals(0, calls.get());
+    // A record written before the column existed (NULL) replays as it is.
+    database.execute("UPDATE idem_record SET result_shape = NULL WHERE idem_key = 'shape-1'");
+    assertEquals(new Receipt("p", 1),
+        IdemEngine.of(next).execute(v2, new Object[] {"shape-1"}, new Object[0], () -> new Receipt("again", 2)));
+  }
+
+  // ---- equal retries, exact replays, through the table
+
+  sealed interface Outcome permits Accepted, Declined {}
+
+  record Accepted(String paymentId, java.math.BigDecimal amount) implements Outcome {}
+
+  record Declined(String reason) implements Outcome {}
+
+  record Order(String customer, java.util.Set<String> items, java.math.BigDecimal total) {}
+
+  private static final CommandSpec<List<Outcome>> DECIDE = CommandSpec.builder("Fidelity.decide",
+          new ResultType<List<Outcome>>() {}.withSubtypes(Outcome.class, Accepted.class, Declined.class))
+      .keyParts("id").payload("order").build();
+
+  @Test
+  void anEqualRetryIsRecognizedAndReplaysTheExactSubtypes() {
+    AtomicInteger calls = new AtomicInteger();
+    Order first = new Order("c-1", new java.util.LinkedHashSet<>(List.of("b", "a")), new java.math.BigDecimal("12.50"));
+    List<Outcome> outcome = idem.execute(DECIDE, new Object[] {"eq-1"}, new Object[] {first}, () -> {
+      calls.incrementAndGet();
+      return List.of(new Accepted("p-1", new java.math.BigDecimal("12.50")), new Declined("limit"));
+    });
+    runtime.clearResultCache();
+    // Another set order and another scale of the same amount: the same payload.
+    Order retry = new Order("c-1", java.util.Set.of("a", "b"), new java.math.BigDecimal("12.5"));
+    List<Outcome> replayed = idem.execute(DECIDE, new Object[] {"eq-1"}, new Object[] {retry}, () -> {
+      calls.incrementAndGet();
+      return List.of();
+    });
+    assertEquals(1, calls.get());
+    assertEquals(outcome, replayed);
+    assertEquals(Accepted.class, replayed.get(0).getClass());
+    assertEquals(Declined.class, replayed.get(1).getClass());
+    // A really different payload is still rejected.
+    Order other = new Order("c-1", java.util.Set.of("a", "b"), new java.math.BigDecimal("12.51"));
+    assertThrows(dev.idem.runtime.IdempotencyKeyReusedException.class,
+        () -> idem.execute(DECIDE, new Object[] {"eq-1"}, new Object[] {other}, () -> List.of()));
+  }
+}
