@@ -19,8 +19,10 @@ public @interface IdempotentCommand {
 
   /**
    * Namespace of this command's keys. Two commands may share a key value without colliding because their scopes
-   * differ. Defaults to {@code <InterfaceSimpleName>.<methodName>}; set it explicitly to keep stored records valid
-   * across a rename.
+   * differ. Defaults to the fully qualified interface name and the method, {@code com.acme.Payments.pay} (nested:
+   * {@code com.acme.Outer.Inner.pay}), so that equal interface names in two packages never share results; set it
+   * explicitly to keep stored records valid across a rename or a move, and where the default exceeds 128
+   * characters (a compile error says so).
    */
   String scope() default "";
 

@@ -15,6 +15,7 @@ import javax.lang.model.type.TypeMirror;
  * A validated {@code @IdempotentCommand} method.
  *
  * @param scope the namespace of the method's keys
+ * @param resultShape the return type as the codec writes and reads it (void: the shape "void")
  * @param retention as written in the annotation, already checked to parse
  * @param keyParts the key's parts in declaration order
  * @param payloadParameters names of the parameters whose values are fingerprinted: every parameter that is not
@@ -25,7 +26,8 @@ import javax.lang.model.type.TypeMirror;
  * @param waitTimeout ({@link Mode#CLAIM}, {@link InFlight#WAIT}) as written in the annotation, checked to parse
  * @param replayOn the business failures stored and replayed, in the annotation's order
  */
-record CommandMethod(ExecutableElement method, ExecutableType type, String scope, String retention,
+record CommandMethod(ExecutableElement method, ExecutableType type, String scope,
+                     CodecTypeReader.Shape resultShape, String retention,
                      List<KeyPart> keyParts, List<String> payloadParameters, Mode mode, String lease,
                      InFlight onInFlight, String waitTimeout, List<ReplayedFailure> replayOn)
     implements MethodModel {

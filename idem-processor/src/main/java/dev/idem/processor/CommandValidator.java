@@ -2,11 +2,13 @@ package dev.idem.processor;
 
 import dev.idem.InFlight;
 import dev.idem.Mode;
+import dev.idem.processor.CodecTypeReader.Problem;
 import dev.idem.processor.CommandMethod.KeyPart;
 import dev.idem.processor.CommandMethod.ReplayedFailure;
 import java.time.Duration;
 import java.time.format.DateTimeParseException;
 import java.util.ArrayList;
+import java.util.Comparator;
 import java.util.List;
 import java.util.Map;
 import java.util.Optional;
@@ -60,10 +62,12 @@ final class CommandValidator {
   private final Types types;
   private final ScopeRegistry scopes;
   private final BatchValidator batches;
+  private final CodecTypeReader codec;
 
   CommandValidator(ProcessingEnvironment env, ScopeRegistry scopes) {
     this.elements = env.getElementUtils();
     this.types = env.getTypeUtils();
+    this.codec = new CodecTypeReader(elements, types);
     this.scopes = scopes;
     this.batches = new BatchValidator(env);
   }
@@ -108,9 +112,22 @@ final class CommandValidator {
       valid &= storedType != null;
     }
     String notStorable = storedType == null ? null : whyNotStorable(storedType);
+    CodecTypeReader.Shape resultShape = null;
     if (notStorable != null) {
       report.report(Message.RETURN_TYPE_NOT_STORABLE, method, method.getSimpleName(), storedType, notStorable);
       valid = false;
+    } else if (storedType != null && method.getTypeParameters().isEmpty()) { // type variables: IDEM-002
+      // IdempotentResult<Void> stores nothing, like a void method.
+      TypeMirror codecType = isVoidWrapped(storedType) ? types.getNoType(TypeKind.VOID) : storedType;
+      CodecTypeReader.Result result = codec.read(codecType, "result", CodecTypeReader.Use.WRITE_AND_READ);
+      if (result.problem() != null) {
+        Problem problem = result.problem();
+        report.report(Message.RESULT_NOT_REPLAYABLE, method, method.getSimpleName(), storedType, problem.path(),
+            problem.reason(), problem.fix());
+        valid = false;
+      } else {
+        resultShape = result.shape();
+      }
     }
 
     List<KeyPart> keyParts = new ArrayList<>();
@@ -123,6 +140,7 @@ final class CommandValidator {
       Optional<AnnotationMirror> key = Annotations.find(parameter, Annotations.IDEMPOTENCY_KEY);
       if (key.isEmpty()) {
         payload.add(parameter.getSimpleName().toString());
+        valid &= checkFingerprinted(method, parameter, parameterType, report);
         continue;
       }
       keyAnnotations++;
@@ -133,6 +151,7 @@ final class CommandValidator {
         keyParts.add(part.get());
         if (!part.get().isWholeParameter()) {
           payload.add(parameter.getSimpleName().toString()); // the rest of a message is its payload
+          valid &= checkFingerprinted(method, parameter, parameterType, report);
         }
       }
     }
@@ -144,7 +163,8 @@ final class CommandValidator {
     if (!valid) {
       return Optional.empty();
     }
-    CommandMethod commandMethod = new CommandMethod(method, type, scope, retention, keyParts, payload, mode,
+    CommandMethod commandMethod = new CommandMethod(method, type, scope, resultShape, retention, keyParts, payload,
+        mode,
         Annotations.stringValue(command, "lease"), onInFlight, Annotations.stringValue(command, "waitTimeout"),
         replayOn);
     Optional<MethodModel> model = batch.model(commandMethod, command, report);
@@ -152,6 +172,12 @@ final class CommandValidator {
       return Optional.empty();
     }
     return model;
+  }
+
+  /** {@code Void} of {@code IdempotentResult<Void>}: nothing is stored, so there is nothing to replay exactly. */
+  private static boolean isVoidWrapped(TypeMirror storedType) {
+    return storedType.getKind() == TypeKind.DECLARED
+        && ((TypeElement) ((DeclaredType) storedType).asElement()).getQualifiedName().contentEquals("java.lang.Void");
   }
 
   /** The {@code T} of a returned {@code IdempotentResult<T>}, or null (reported) if it is not a concrete type. */
@@ -167,6 +193,19 @@ final class CommandValidator {
       return null;
     }
     return wrapped;
+  }
+
+  /**
+   * A payload value is fingerprinted as the codec writes it, so state the codec cannot see would let a changed
+   * value under the same key replay the first result.
+   */
+  private boolean checkFingerprinted(ExecutableElement method, VariableElement parameter, TypeMirror parameterType,
+                                     ValidationReport report) {
+    String name = parameter.getSimpleName().toString();
+    Optional<Problem> problem = codec.read(parameterType, name, CodecTypeReader.Use.WRITE).failure();
+    problem.ifPresent(p -> report.report(Message.PAYLOAD_NOT_FINGERPRINTED, parameter, name, method.getSimpleName(),
+        p.path(), p.reason(), p.fix()));
+    return problem.isEmpty();
   }
 
   private static String enumConstant(AnnotationMirror command, String member) {
@@ -194,25 +233,59 @@ final class CommandValidator {
     } else if (!isAccessible(element, generatedPackage)) {
       problem = "it is not public";
     } else {
-      ReplayedFailure best = null;
+      List<ReplayedFailure> candidates = new ArrayList<>();
       for (ExecutableElement constructor : ElementFilter.constructorsIn(element.getEnclosedElements())) {
         if (!isAccessible(constructor, generatedPackage)) {
           continue;
         }
         ExecutableType constructorType = (ExecutableType) types.asMemberOf(exception, constructor);
         ReplayedFailure candidate = recreatableBy(exception, constructor, constructorType, generatedPackage);
-        if (candidate != null && (best == null || candidate.accessors().size() > best.accessors().size())) {
-          best = candidate;
+        if (candidate != null) {
+          candidates.add(candidate);
         }
       }
-      if (best != null) {
-        return Optional.of(best);
+      // The most values win, among constructors whose every argument reads back exactly; (String message,
+      // Throwable cause) loses to (String message), as a cause is no data.
+      candidates.sort(Comparator.comparingInt((ReplayedFailure candidate) -> candidate.accessors().size()).reversed());
+      Problem firstProblem = null;
+      for (ReplayedFailure candidate : candidates) {
+        Problem argumentProblem = argumentProblem(candidate);
+        if (argumentProblem == null) {
+          return Optional.of(candidate);
+        }
+        firstProblem = firstProblem == null ? argumentProblem : firstProblem;
+      }
+      if (firstProblem != null) {
+        report.report(Message.REPLAY_ON_ARGUMENT_NOT_REPLAYABLE, method, command, entry, exception,
+            firstProblem.path(), firstProblem.reason(), firstProblem.fix());
+        return Optional.empty();
       }
       problem = "none of its public constructors has parameters that each match a public accessor x() or getX() of"
           + " the same name and type (generic parameter types cannot be stored)";
     }
     report.report(Message.REPLAY_ON_NOT_RECREATABLE, method, command, entry, exception, problem);
     return Optional.empty();
+  }
+
+  /**
+   * The runtime reads each stored constructor argument back by its class alone, so an argument must be a type the
+   * codec reads back exactly without the sealed subtypes or constructor names a result type can carry.
+   */
+  private Problem argumentProblem(ReplayedFailure failure) {
+    for (int i = 0; i < failure.parameterTypes().size(); i++) {
+      TypeMirror argument = failure.parameterTypes().get(i);
+      String path = ((DeclaredType) failure.type()).asElement().getSimpleName() + "." + failure.accessors().get(i)
+          + "()";
+      CodecTypeReader.Result read = codec.read(argument, path, CodecTypeReader.Use.WRITE_AND_READ);
+      if (read.problem() != null) {
+        return read.problem();
+      }
+      if (!read.shape().families().isEmpty() || !read.shape().creators().isEmpty()) {
+        return new Problem(path, "has type " + argument + ", which is read back by its class alone, without the"
+            + " sealed subtypes or constructor names a result can carry", "pass a record, enum or value type");
+      }
+    }
+    return null;
   }
 
   private ReplayedFailure recreatableBy(DeclaredType exception, ExecutableElement constructor,
@@ -263,7 +336,14 @@ final class CommandValidator {
   private String scopeOf(ExecutableElement method, AnnotationMirror command, ValidationReport report) {
     Optional<AnnotationValue> explicit = Annotations.explicitValue(command, "scope");
     if (explicit.isEmpty() || explicit.get().getValue().toString().isEmpty()) {
-      return method.getEnclosingElement().getSimpleName() + "." + method.getSimpleName();
+      // The package is part of the default, so that a.Payments.pay and b.Payments.pay, compiled apart and sharing
+      // one table, never replay each other's results.
+      String scope = ((TypeElement) method.getEnclosingElement()).getQualifiedName() + "." + method.getSimpleName();
+      if (!SCOPE.matcher(scope).matches()) {
+        report.report(Message.SCOPE_DEFAULT_UNUSABLE, method, command, scope, scope.length());
+        return null;
+      }
+      return scope;
     }
     String scope = explicit.get().getValue().toString();
     if (!SCOPE.matcher(scope).matches()) {

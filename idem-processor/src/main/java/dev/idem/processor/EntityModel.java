@@ -1,5 +1,7 @@
 package dev.idem.processor;
 
+import java.util.Collections;
+import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.Optional;
@@ -22,7 +24,8 @@ record EntityModel(TypeElement type, String name, List<SqlIdentifier> table, Opt
 
   EntityModel {
     table = List.copyOf(table);
-    properties = Map.copyOf(properties);
+    // Map.copyOf would order the properties by hash, differently between JVM runs; messages list them in order.
+    properties = Collections.unmodifiableMap(new LinkedHashMap<>(properties));
   }
 
   /**

@@ -46,6 +46,8 @@ public final class IdemProcessor extends AbstractProcessor {
   private ServiceWriter writer;
   private CommandsInterfaceWriter commandInterfaces;
   private StateDiagramWriter diagrams;
+  private ManifestWriter manifests;
+  private PreviousManifests previousManifests;
 
   public IdemProcessor() {
     this(service -> {});
@@ -60,10 +62,17 @@ public final class IdemProcessor extends AbstractProcessor {
     super.init(env);
     resolution = new TypeResolution(env);
     validator = new ServiceValidator(env, new ScopeRegistry());
-    writer = new ServiceWriter(env.getFiler(), env.getMessager(), env.getTypeUtils(),
+    writer = new ServiceWriter(env.getFiler(), env.getMessager(), env.getTypeUtils(), env.getElementUtils(),
         DependencyInjection.onClassPath(env.getElementUtils()));
     commandInterfaces = new CommandsInterfaceWriter(env.getFiler(), env.getMessager(), env.getTypeUtils());
     diagrams = new StateDiagramWriter(env.getFiler(), env.getMessager());
+    manifests = new ManifestWriter(env.getFiler(), env.getMessager());
+    previousManifests = PreviousManifests.load(env.getOptions(), env.getMessager());
+  }
+
+  @Override
+  public Set<String> getSupportedOptions() {
+    return Set.of(PreviousManifests.OPTION, PreviousManifests.SEVERITY_OPTION);
   }
 
   /**
@@ -91,7 +100,8 @@ public final class IdemProcessor extends AbstractProcessor {
           Message.PROCESSOR_FAILED.format("this round", e.getClass().getName(), e.getMessage(), origin(e),
               "the annotated interfaces"));
     }
-    return false;
+    return false; // claims nothing: it sees every type; IdemProcessorClaims claims idem's own annotations
+
   }
 
   private void processRound(RoundEnvironment round) {
@@ -121,6 +131,9 @@ public final class IdemProcessor extends AbstractProcessor {
             service);
       }
     }
+    if (round.processingOver()) {
+      previousManifests.reportVanishedServices(processingEnv.getElementUtils(), processingEnv.getMessager());
+    }
   }
 
   /**
@@ -145,10 +158,17 @@ public final class IdemProcessor extends AbstractProcessor {
     }
     beforeValidation.accept(service);
     Optional<ServiceModel> model = validator.validate(service, report);
+    Optional<Manifest> manifest = model.map(Manifest::of);
+    if (model.isPresent()) {
+      previousManifests.check(model.get(), manifest.get(), report);
+    }
     report.printTo(processingEnv.getMessager());
-    model.ifPresent(writer::generate);
-    model.filter(ServiceModel::splitsDelegate).ifPresent(commandInterfaces::generate);
-    model.ifPresent(diagrams::write);
+    if (model.isPresent() && report.isClean()) {
+      writer.generate(model.get());
+      model.filter(ServiceModel::splitsDelegate).ifPresent(commandInterfaces::generate);
+      diagrams.write(model.get());
+      manifests.write(model.get(), manifest.get());
+    }
   }
 
   /** Where idem's code failed: the first frame of the stack trace that is idem's own, else the first frame. */

@@ -89,6 +89,49 @@ enum Message {
       "Batch method %s sets %s, which batch handlers do not support: a batch claims its messages and runs in one"
           + " transaction, and a failure rolls the whole batch back for the broker to redeliver. Remove %s."),
 
+  // Replay fidelity (issue #9): IDEM-040 onwards.
+  SCOPE_DEFAULT_UNUSABLE(
+      "IDEM-040",
+      "The default scope \"%s\" (qualified interface name and method, %d characters) does not fit the scope column:"
+          + " at most 128 characters of letters, digits and ._:-. Set scope = \"...\" on the method, e.g."
+          + " scope = \"payments.charge\"."),
+  SERVICE_NOT_ACCESSIBLE(
+      "IDEM-041",
+      "Interface %s cannot be implemented by the generated top-level class %s, because %s. Make the interface (and"
+          + " every type it is nested in) public or package-private, declared outside any method."),
+  SIGNATURE_TYPE_NOT_ACCESSIBLE(
+      "IDEM-042",
+      "Method %s mentions %s, which the generated class %s cannot name, because %s. Make that type public or"
+          + " package-private."),
+  RESULT_NOT_REPLAYABLE(
+      "IDEM-043",
+      "%s returns %s, which would be stored but not replayed exactly: %s %s. Fix: %s."),
+  REPLAY_ON_ARGUMENT_NOT_REPLAYABLE(
+      "IDEM-044",
+      "replayOn lists %s, whose stored constructor argument would not be recreated exactly: %s %s. Fix: %s."),
+  PAYLOAD_NOT_FINGERPRINTED(
+      "IDEM-045",
+      "Parameter %s of %s is fingerprinted to tell a retry from a reused key, but %s %s. Fix: %s."),
+  MANIFEST_SCOPE_GONE(
+      "IDEM-046",
+      "The previous manifest lists scope \"%s\" (method %s of %s), which this build no longer has, so records"
+          + " stored under it would not be seen after the deploy and retries would run again%s. If it is meant to"
+          + " go, update the previous manifest."),
+  MANIFEST_SHAPE_CHANGED(
+      "IDEM-047",
+      "The result of %s (scope \"%s\") changed shape since the previous manifest, so records stored before would"
+          + " not replay as they were: was %s, now %s. Keep the result type as it was, or"
+          + " give the command a new scope (not \"%s\") so that old records are not replayed as the new type."),
+  MANIFEST_SERVICE_GONE(
+      "IDEM-048",
+      "The previous manifest lists service %s, which this build no longer has; records stored under its scopes %s"
+          + " would not be seen after the deploy. Keep the scopes (set scope = \"...\" where the commands moved),"
+          + " or update the previous manifest."),
+  MANIFEST_UNREADABLE(
+      "IDEM-049",
+      "Cannot use the previous idem manifest %s: %s. Point -Aidem.previousManifest at a manifest file or a"
+          + " directory of them (META-INF/idem/*.json of the released build)."),
+
   // Interfaces as users write them: IDEM-06x.
   GENERIC_INHERITING_INTERFACE(
       "IDEM-060",
@@ -161,11 +204,11 @@ enum Message {
       "@%s on parameter %s has no effect because %s is not annotated @StateTransition. Annotate the method or"
           + " remove @%s."),
   RESULT_WRAPPER_RAW(
-      "IDEM-040",
+      "IDEM-070",
       "%s returns the raw type IdempotentResult. Declare the result it wraps, e.g. IdempotentResult<Receipt>: that"
           + " is the type idem stores and replays."),
   RESULT_WRAPPER_ARGUMENT(
-      "IDEM-041",
+      "IDEM-071",
       "%s returns %s, but IdempotentResult must wrap a concrete type, which idem stores and replays: not a"
           + " wildcard, a type variable or another IdempotentResult. Declare e.g. IdempotentResult<Receipt>."),
   TRANSITION_STATE_UNREACHED(

@@ -8,8 +8,10 @@ import java.util.Optional;
 import java.util.Set;
 import javax.annotation.processing.ProcessingEnvironment;
 import javax.lang.model.element.AnnotationMirror;
+import javax.lang.model.element.Element;
 import javax.lang.model.element.ExecutableElement;
 import javax.lang.model.element.Modifier;
+import javax.lang.model.element.NestingKind;
 import javax.lang.model.element.TypeElement;
 import javax.lang.model.element.VariableElement;
 import javax.lang.model.type.DeclaredType;
@@ -35,6 +37,13 @@ final class ServiceValidator {
   }
 
   Optional<ServiceModel> validate(TypeElement service, ValidationReport report) {
+    Optional<String> unreachable = unreachableBecause(service);
+    if (unreachable.isPresent()) {
+      // Generating anyway would only move the problem into javac errors inside the generated file.
+      report.report(Message.SERVICE_NOT_ACCESSIBLE, service, service.getQualifiedName(),
+          generatedName(service).canonicalName(), unreachable.get());
+      return Optional.empty();
+    }
     reportUnimplementable(service, report);
     if (!service.getTypeParameters().isEmpty()) {
       if (declaresAnnotatedMethods(service)) {
@@ -50,6 +59,9 @@ final class ServiceValidator {
     List<MethodModel> methods = new ArrayList<>();
     for (ExecutableElement method : implementableMethods(service)) {
       ExecutableType type = (ExecutableType) types.asMemberOf(serviceType, method);
+      if (reportUnnameableTypes(service, method, type, report)) {
+        continue;
+      }
       Optional<AnnotationMirror> command = Annotations.find(method, Annotations.IDEMPOTENT_COMMAND);
       Optional<AnnotationMirror> transition = Annotations.find(method, Annotations.STATE_TRANSITION);
       if (transition.isPresent()) {
@@ -115,6 +127,45 @@ final class ServiceValidator {
         });
       }
     }
+  }
+
+  /**
+   * Why the generated class, a top-level class in the interface's package, could not implement the interface:
+   * the interface or a type around it is private, or it is declared inside a method.
+   */
+  private static Optional<String> unreachableBecause(TypeElement service) {
+    for (Element current = service; current instanceof TypeElement type; current = current.getEnclosingElement()) {
+      if (type.getNestingKind() == NestingKind.LOCAL || type.getNestingKind() == NestingKind.ANONYMOUS) {
+        return Optional.of(type.getSimpleName() + " is declared inside a method");
+      }
+      if (type.getModifiers().contains(Modifier.PRIVATE)) {
+        return Optional.of(type.getQualifiedName() + " is private");
+      }
+    }
+    return Optional.empty();
+  }
+
+  /** Reports a type in the method's signature that the generated class cannot name; true if there is one. */
+  private boolean reportUnnameableTypes(TypeElement service, ExecutableElement method, ExecutableType type,
+                                        ValidationReport report) {
+    List<TypeMirror> mentioned = new ArrayList<>(type.getParameterTypes());
+    mentioned.add(type.getReturnType());
+    mentioned.addAll(type.getThrownTypes());
+    Set<TypeElement> seen = new HashSet<>();
+    for (TypeMirror typeMirror : mentioned) {
+      for (TypeElement element : TypeMirrors.declaredElements(typeMirror)) {
+        if (!seen.add(element)) {
+          continue;
+        }
+        Optional<String> unreachable = unreachableBecause(element);
+        if (unreachable.isPresent()) {
+          report.report(Message.SIGNATURE_TYPE_NOT_ACCESSIBLE, method, method.getSimpleName(),
+              element.getQualifiedName(), generatedName(service).canonicalName(), unreachable.get());
+          return true;
+        }
+      }
+    }
+    return false;
   }
 
   /** {@code com.acme.Payments} → {@code com.acme.Payments_Idempotent}; {@code Outer.Inner} → {@code Outer_Inner_Idempotent}. */

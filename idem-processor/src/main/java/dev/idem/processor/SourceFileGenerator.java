@@ -22,6 +22,7 @@ import javax.tools.JavaFileObject;
 abstract class SourceFileGenerator<M> {
 
   static final String GENERATOR = "dev.idem.processor.IdemProcessor";
+  static final String GENERATED_ANNOTATION = Generated.class.getCanonicalName();
   private static final Pattern TRAILING_BLANKS = Pattern.compile("[ \t]+$", Pattern.MULTILINE);
 
   private final Filer filer;

@@ -20,15 +20,19 @@ final class Compilations {
 
   /**
    * The options of the project's own build (root pom), so that "compiles without warnings" means the same here as
-   * in a user's build. {@code -processing} is off because idem deliberately does not claim its annotations.
+   * in a user's build. {@code -processing} is off because the generated classes carry jakarta.inject annotations
+   * (the DI support) that no processor of these tests claims; CompileHygieneTest checks idem's own are claimed.
    */
   static final List<String> OPTIONS = List.of("--release", "17", "-Xlint:all,-processing,-serial", "-parameters");
+
+  /** A strict user build: every lint but the unclaimed-annotation one (see above), and a warning fails it. */
+  static final List<String> STRICT = List.of("--release", "17", "-Xlint:all,-processing", "-Werror");
 
   private Compilations() {}
 
   /** javac with a fresh {@link IdemProcessor}; the classpath is the test classpath (annotations and runtime). */
   static Compiler idem() {
-    return javac().withProcessors(new IdemProcessor()).withOptions(OPTIONS);
+    return javac().withProcessors(new IdemProcessor(), new IdemProcessorClaims()).withOptions(OPTIONS);
   }
 
   static Compilation compile(JavaFileObject... sources) {
@@ -49,7 +53,8 @@ final class Compilations {
 
   static Run run(JavaFileObject... sources) {
     RecordingProcessor processor = new RecordingProcessor();
-    Compilation compilation = javac().withProcessors(processor).withOptions(OPTIONS).compile(sources);
+    Compilation compilation = javac().withProcessors(processor, new IdemProcessorClaims()).withOptions(OPTIONS)
+        .compile(sources);
     return new Run(compilation, processor.created());
   }
 

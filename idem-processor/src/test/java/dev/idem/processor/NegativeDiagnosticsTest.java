@@ -9,12 +9,16 @@ import static dev.idem.processor.Compilations.onlyError;
 import static dev.idem.processor.Compilations.resource;
 
 import com.google.testing.compile.Compilation;
+import java.io.IOException;
+import java.nio.file.Files;
+import java.nio.file.Path;
 import java.util.EnumSet;
 import java.util.List;
 import java.util.Set;
 import java.util.stream.Collectors;
 import java.util.stream.Stream;
 import javax.tools.JavaFileObject;
+import javax.tools.StandardLocation;
 import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.params.ParameterizedTest;
@@ -105,6 +109,63 @@ class NegativeDiagnosticsTest {
             "scope = \"payments/charge\"", "\"payments/charge\"",
             List.of("scope = \"payments/charge\" must be 1 to 128 characters of letters, digits and ._:-",
                 "Choose a name such as \"payments.charge\"")),
+        new Case("negative/ScopeDefaultTooLong.java", Message.SCOPE_DEFAULT_UNUSABLE,
+            "    @IdempotentCommand", "@IdempotentCommand",
+            List.of("The default scope \"com.example.shop.ScopeDefaultTooLong"
+                    + ".InternationalWireTransferSettlementCommandsForCorrespondentBanks"
+                    + ".settleOutstandingWireTransfersWithCorrespondentBankAtEndOfBusinessDay\"",
+                "(qualified interface name and method, 171 characters)",
+                "Set scope = \"...\" on the method")),
+        new Case("negative/hygiene/PrivateService.java", Message.SERVICE_NOT_ACCESSIBLE,
+            "private interface Payments", "interface",
+            List.of("Interface com.example.billing.PrivateService.Payments cannot be implemented by the generated"
+                + " top-level class com.example.billing.PrivateService_Payments_Idempotent, because"
+                + " com.example.billing.PrivateService.Payments is private", "Make the interface")),
+        new Case("negative/hygiene/PrivateResultType.java", Message.SIGNATURE_TYPE_NOT_ACCESSIBLE,
+            "Receipt pay(", "pay",
+            List.of("Method pay mentions com.example.billing.PrivateResultType.Receipt, which the generated class"
+                + " com.example.billing.PrivateResultType_Payments_Idempotent cannot name, because"
+                + " com.example.billing.PrivateResultType.Receipt is private",
+                "Make that type public or package-private")),
+        new Case("negative/fidelity/ResultWithoutCreator.java", Message.RESULT_NOT_REPLAYABLE,
+            "Money charge(", "charge",
+            List.of("charge returns com.example.fidelity.ResultWithoutCreator.Money, which would be stored but not"
+                + " replayed exactly: result is com.example.fidelity.ResultWithoutCreator.Money, which has no"
+                + " no-argument constructor and no constructor whose parameters are named exactly like its"
+                + " properties [amountCents, currency]", "Fix: add a constructor taking amountCents, currency,"
+                + " or make it a record.")),
+        new Case("negative/fidelity/ResultAbstract.java", Message.RESULT_NOT_REPLAYABLE,
+            "Outcome settle(", "settle",
+            List.of("result is the abstract class com.example.fidelity.ResultAbstract.Outcome, so a retry cannot"
+                + " know which class to create", "Fix: make it sealed")),
+        new Case("negative/fidelity/ResultSerializable.java", Message.RESULT_NOT_REPLAYABLE,
+            "Serializable export(", "export",
+            List.of("result is java.io.Serializable, which is not a data type the codec reads back",
+                "Fix: declare a record, an enum")),
+        new Case("negative/fidelity/ResultComparable.java", Message.RESULT_NOT_REPLAYABLE,
+            "Comparable<String> rank(", "rank",
+            List.of("rank returns java.lang.Comparable<java.lang.String>", "result is java.lang.Comparable")),
+        new Case("negative/fidelity/ResultWildcardList.java", Message.RESULT_NOT_REPLAYABLE,
+            "Batch batch(", "batch",
+            List.of("result.items[] is a wildcard (?)", "Fix: declare the element type itself")),
+        new Case("negative/fidelity/ResultHiddenField.java", Message.RESULT_NOT_REPLAYABLE,
+            "Payment pay(", "pay",
+            List.of("result.amountCents is the field Payment.amountCents, which the codec cannot see: it is not"
+                + " public and has no public getter getAmountCents() or accessor amountCents(), so it would be"
+                + " lost on replay", "Fix: add a public accessor amountCents()")),
+        new Case("negative/fidelity/ResultComputedGetter.java", Message.RESULT_NOT_REPLAYABLE,
+            "Invoice invoice(", "invoice",
+            List.of("result.total is written from a getter of Invoice, but there is no field total or setter"
+                + " setTotal(...) to read it back into")),
+        new Case("negative/fidelity/ReplayOnObjectArgument.java", Message.REPLAY_ON_ARGUMENT_NOT_REPLAYABLE,
+            "replayOn = Declined.class", ".class)",
+            List.of("replayOn lists com.example.fidelity.ReplayOnObjectArgument.Declined, whose stored constructor"
+                + " argument would not be recreated exactly: Declined.detail() is declared Object")),
+        new Case("negative/fidelity/PayloadHiddenField.java", Message.PAYLOAD_NOT_FINGERPRINTED,
+            "String charge(@IdempotencyKey String requestId, Charge charge)", "charge",
+            List.of("Parameter charge of charge is fingerprinted to tell a retry from a reused key, but"
+                + " charge.amountCents is the field Charge.amountCents, which the codec cannot see",
+                "so it would be left out of the fingerprint")),
         new Case("negative/DuplicateScope.java", Message.SCOPE_DUPLICATE,
             "retention = \"P7D\"", "@IdempotentCommand",
             List.of("Scope \"payments.charge\" is already used by com.example.shop.DuplicateScope.charge()",
@@ -243,6 +304,92 @@ class NegativeDiagnosticsTest {
     assertThat(compilation).hadErrorContaining("[IDEM-002]").inFile(file).onLineContaining("<T> T track(");
     assertThat(compilation).hadErrorContaining("[IDEM-012]").inFile(file).onLineContaining("void audit(");
     assertThat(run.generatedServices()).isEmpty();
+  }
+
+  /** The manifest of the released version, written by compiling it, into a directory as a build would keep it. */
+  private static Path releasedManifests() throws IOException {
+    Compilation released = Compilations.compile(resource("manifest/v1/Payments.java"));
+    assertThat(released).succeededWithoutWarnings();
+    Path directory = Files.createTempDirectory("idem-released");
+    String name = Manifest.resourceName("com.example.manifest.Payments");
+    JavaFileObject manifest = released.generatedFile(StandardLocation.CLASS_OUTPUT, name).orElseThrow();
+    Path file = directory.resolve(name);
+    Files.createDirectories(file.getParent());
+    Files.writeString(file, Compilations.contentOf(manifest));
+    return directory;
+  }
+
+  @Test
+  void aRenamedMethodAndAChangedResultShapeBreakTheBuild() throws IOException {
+    JavaFileObject next = resource("manifest/v2/Payments.java");
+    Compilation compilation = Compilations.idem()
+        .withOptions(withOption("-A" + PreviousManifests.OPTION + "=" + releasedManifests()))
+        .compile(next);
+
+    assertThat(compilation).hadErrorCount(2);
+    assertThat(compilation).hadErrorContaining("[IDEM-046] The previous manifest lists scope"
+            + " \"com.example.manifest.Payments.pay\" (method pay of com.example.manifest.Payments), which this"
+            + " build no longer has, so records stored under it would not be seen after the deploy")
+        .inFile(next).onLineContaining("public interface Payments");
+    assertPointsAt(onlyError(compilation, "IDEM-046"), "interface");
+    assertThat(compilation).hadErrorContaining("[IDEM-047] The result of refund (scope \"payments.refund\")"
+            + " changed shape since the previous manifest, so records stored before would not replay as they were:"
+            + " was com.example.manifest.Payments.Receipt{amountCents:long,id:java.lang.String}, now"
+            + " com.example.manifest.Payments.Receipt{amountCents:long,currency:java.lang.String,"
+            + "id:java.lang.String}")
+        .inFile(next).onLineContaining("Receipt refund(");
+    assertPointsAt(onlyError(compilation, "IDEM-047"), "refund");
+    COVERED.add(Message.MANIFEST_SCOPE_GONE);
+    COVERED.add(Message.MANIFEST_SHAPE_CHANGED);
+  }
+
+  @Test
+  void asWarningsTheSameChangesLetTheBuildPass() throws IOException {
+    Compilation compilation = Compilations.idem()
+        .withOptions(withOption("-A" + PreviousManifests.OPTION + "=" + releasedManifests(),
+            "-A" + PreviousManifests.SEVERITY_OPTION + "=warning"))
+        .compile(resource("manifest/v2/Payments.java"));
+    assertThat(compilation).succeeded();
+    assertThat(compilation).hadWarningContaining("[IDEM-046]");
+    assertThat(compilation).hadWarningContaining("[IDEM-047]");
+  }
+
+  @Test
+  void anUnchangedServicePassesTheCheck() throws IOException {
+    Compilation compilation = Compilations.idem()
+        .withOptions(withOption("-A" + PreviousManifests.OPTION + "=" + releasedManifests()))
+        .compile(resource("manifest/v1/Payments.java"));
+    assertThat(compilation).succeededWithoutWarnings();
+  }
+
+  @Test
+  void aRenamedServiceIsReported() throws IOException {
+    Compilation compilation = Compilations.idem()
+        .withOptions(withOption("-A" + PreviousManifests.OPTION + "=" + releasedManifests()))
+        .compile(resource("manifest/v3/Billing.java"));
+    assertThat(compilation).hadErrorCount(1);
+    assertThat(compilation).hadErrorContaining("[IDEM-048] The previous manifest lists service"
+        + " com.example.manifest.Payments, which this build no longer has; records stored under its scopes"
+        + " com.example.manifest.Payments.pay, payments.refund would not be seen after the deploy");
+    COVERED.add(Message.MANIFEST_SERVICE_GONE);
+  }
+
+  @Test
+  void anUnreadablePreviousManifestIsReported() throws IOException {
+    Path broken = Files.createTempFile("idem-broken", ".json");
+    Files.writeString(broken, "{\"service\": ");
+    Compilation compilation = Compilations.idem()
+        .withOptions(withOption("-A" + PreviousManifests.OPTION + "=" + broken))
+        .compile(resource("manifest/v1/Payments.java"));
+    assertThat(compilation).hadErrorContaining("[IDEM-049] Cannot use the previous idem manifest " + broken
+        + ": JSON: end of text where a value was expected");
+    COVERED.add(Message.MANIFEST_UNREADABLE);
+  }
+
+  private static List<String> withOption(String... options) {
+    List<String> all = new java.util.ArrayList<>(Compilations.OPTIONS);
+    all.addAll(List.of(options));
+    return all;
   }
 
   @AfterAll

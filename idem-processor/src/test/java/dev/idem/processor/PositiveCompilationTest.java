@@ -47,7 +47,7 @@ class PositiveCompilationTest {
     assertThat(cards).contains("public String authorize(String paymentId, long amountCents)");
     assertThat(cards).contains("return idem.execute(AUTHORIZE,");
     // The inherited command keeps the scope of the interface that declares it, shared with PaymentCommands_Idempotent.
-    assertThat(cards).contains("CommandSpec.builder(\"PaymentCommands.authorize\"");
+    assertThat(cards).contains("CommandSpec.builder(\"com.example.payments.PaymentCommands.authorize\"");
     assertThat(cards).contains("return delegate.status(paymentId);");
     assertWithMessage("status() is implemented once").that(cards.split("String status\\(", -1)).hasLength(2);
     assertThat(compilation.generatedSourceFile("com.example.payments.PaymentCommands_Idempotent")).isPresent();
@@ -87,8 +87,8 @@ class PositiveCompilationTest {
   @Test
   void waitsForTypesGeneratedByOtherProcessors() {
     Compilation compilation = javac()
-        .withProcessors(new IdemProcessor(),
-            new FirstRoundGenerator("positive/deferred/generated/GeneratedReceipt.java"))
+        .withProcessors(new FirstRoundGenerator("positive/deferred/generated/GeneratedReceipt.java"),
+            new IdemProcessor(), new IdemProcessorClaims())
         .withOptions(Compilations.OPTIONS)
         .compile(resource("positive/deferred/Checkout.java"));
 
@@ -146,19 +146,26 @@ class PositiveCompilationTest {
         "shop.OrderService_Idempotent", "shop.OrderService",
         "shop.Warehouse_Stock_Idempotent", "shop.Warehouse.Stock",
         "com.example.payments.CardPayments_Idempotent", "com.example.payments.CardPayments",
-        "com.example.payments.PaymentCommands_Idempotent", "com.example.payments.PaymentCommands");
+        "com.example.payments.PaymentCommands_Idempotent", "com.example.payments.PaymentCommands",
+        // one manifest per service, so that the processor stays isolating
+        "/META-INF/idem/shop.OrderService.json", "shop.OrderService",
+        "/META-INF/idem/shop.Warehouse.Stock.json", "shop.Warehouse.Stock",
+        "/META-INF/idem/com.example.payments.CardPayments.json", "com.example.payments.CardPayments",
+        "/META-INF/idem/com.example.payments.PaymentCommands.json", "com.example.payments.PaymentCommands");
   }
 
   @Test
   void declaredIsolatingForGradle() throws IOException {
     assertThat(resourceLines("META-INF/gradle/incremental.annotation.processors"))
-        .contains(IdemProcessor.class.getName() + ",isolating");
+        .containsAtLeast(IdemProcessor.class.getName() + ",isolating",
+            IdemProcessorClaims.class.getName() + ",isolating").inOrder();
   }
 
   @Test
   void registeredAsAnAnnotationProcessor() throws IOException {
+    // In this order: the claims come after idem has seen its annotations (see IdemProcessorClaims).
     assertThat(resourceLines("META-INF/services/javax.annotation.processing.Processor"))
-        .contains(IdemProcessor.class.getName());
+        .containsAtLeast(IdemProcessor.class.getName(), IdemProcessorClaims.class.getName()).inOrder();
   }
 
   /** The lines of every copy of the resource on the classpath, so that the processor's own copy is among them. */

@@ -28,7 +28,7 @@ class ProcessorResilienceTest {
     Compilation compilation = javac()
         .withProcessors(new IdemProcessor(service -> {
           throw new IllegalStateException("simulated bug while reading " + service.getSimpleName());
-        }))
+        }), new IdemProcessorClaims())
         .withOptions(Compilations.OPTIONS)
         .compile(file);
 
@@ -47,9 +47,9 @@ class ProcessorResilienceTest {
   @Test
   void waitsForTypesInSuperInterfacesThrowsClausesAndAnnotationValues() {
     Compilation compilation = javac()
-        .withProcessors(new IdemProcessor(), new FirstRoundGenerator(GENERATED + "GeneratedQueries.java",
+        .withProcessors(new FirstRoundGenerator(GENERATED + "GeneratedQueries.java",
             GENERATED + "GeneratedOutage.java", GENERATED + "GeneratedRejection.java",
-            GENERATED + "GeneratedShipment.java"))
+            GENERATED + "GeneratedShipment.java"), new IdemProcessor(), new IdemProcessorClaims())
         .withOptions(Compilations.OPTIONS)
         .compile(resource("positive/deferred/Inherits.java"), resource("positive/deferred/Throws.java"),
             resource("positive/deferred/ReplaysOn.java"), resource("positive/deferred/Ships.java"));

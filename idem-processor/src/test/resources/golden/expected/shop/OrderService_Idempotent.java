@@ -33,7 +33,7 @@ import javax.annotation.processing.Generated;
 @Generated("dev.idem.processor.IdemProcessor")
 public final class OrderService_Idempotent implements OrderService {
   private static final CommandSpec<Receipt> PLACE_ORDER =
-      CommandSpec.builder("OrderService.placeOrder", ResultType.of(Receipt.class))
+      CommandSpec.builder("shop.OrderService.placeOrder", ResultType.of(Receipt.class))
           .retention(Duration.parse("P1D"))
           .keyParts("requestId")
           .payload("order")
@@ -47,21 +47,21 @@ public final class OrderService_Idempotent implements OrderService {
           .build();
 
   private static final CommandSpec<List<Receipt>> SETTLE =
-      CommandSpec.builder("OrderService.settle", new ResultType<List<Receipt>>() {})
+      CommandSpec.builder("shop.OrderService.settle", new ResultType<List<Receipt>>() {})
           .retention(Duration.parse("P30D"))
           .keyParts("message.header.messageId")
           .payload("message")
           .build();
 
   private static final CommandSpec<Optional<Receipt>> REFUND =
-      CommandSpec.builder("OrderService.refund", new ResultType<Optional<Receipt>>() {})
+      CommandSpec.builder("shop.OrderService.refund", new ResultType<Optional<Receipt>>() {})
           .retention(Duration.parse("P1D"))
           .keyParts("refund.refundId")
           .payload("refund")
           .build();
 
   private static final CommandSpec<Void> CANCEL =
-      CommandSpec.builder("OrderService.cancel", ResultType.VOID)
+      CommandSpec.builder("shop.OrderService.cancel", ResultType.VOID)
           .retention(Duration.parse("P1D"))
           .keyParts("orderId")
           .payload("reasons")
@@ -74,7 +74,7 @@ public final class OrderService_Idempotent implements OrderService {
           .build();
 
   private static final CommandSpec<Map<String, Integer>> REBUILD_INDEX =
-      CommandSpec.builder("OrderService.rebuildIndex", new ResultType<Map<String, Integer>>() {})
+      CommandSpec.builder("shop.OrderService.rebuildIndex", new ResultType<Map<String, Integer>>() {})
           .retention(Duration.parse("P1D"))
           .keyParts("jobId")
           .payload("runtime", "delegate")
@@ -88,14 +88,14 @@ public final class OrderService_Idempotent implements OrderService {
           .build();
 
   private static final CommandSpec<Void> SETTLE_ALL =
-      CommandSpec.builder("OrderService.settleAll", ResultType.VOID)
+      CommandSpec.builder("shop.OrderService.settleAll", ResultType.VOID)
           .retention(Duration.parse("P1D"))
           .keyParts("message.orderId", "group")
           .payload("message", "firstSeen")
           .build();
 
   private static final CommandSpec<Receipt> CAPTURE =
-      CommandSpec.builder("OrderService.capture", ResultType.of(Receipt.class))
+      CommandSpec.builder("shop.OrderService.capture", ResultType.of(Receipt.class))
           .retention(Duration.parse("P1D"))
           .keyParts("paymentId")
           .payload("amountCents")
@@ -110,7 +110,7 @@ public final class OrderService_Idempotent implements OrderService {
           .build();
 
   private static final CommandSpec<Void> SHIP =
-      CommandSpec.builder("OrderService.ship", ResultType.VOID)
+      CommandSpec.builder("shop.OrderService.ship", ResultType.VOID)
           .retention(Duration.parse("P1D"))
           .keyParts("shipmentId")
           .mode(Mode.CLAIM)

@@ -93,7 +93,7 @@ abstract class GeneratedCommandsContractTest extends DatabaseContract {
     shop.pay("r2", 100, List.of());
     IdempotencyKeyReusedException e =
         assertThrows(IdempotencyKeyReusedException.class, () -> shop.pay("r2", 999, List.of()));
-    assertEquals("ShopCommands.pay", e.scope());
+    assertEquals("dev.idem.integration.generated.ShopCommands.pay", e.scope());
     assertEquals(1, shop.executions());
     assertEquals(new Receipt("p-r2", 100, List.of()), shop.pay("r2", 100, List.of()));
   }

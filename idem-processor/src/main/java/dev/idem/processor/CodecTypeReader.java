@@ -1,0 +1,466 @@
+package dev.idem.processor;
+
+import java.nio.charset.StandardCharsets;
+import java.security.MessageDigest;
+import java.security.NoSuchAlgorithmException;
+import java.util.ArrayList;
+import java.util.Comparator;
+import java.util.HexFormat;
+import java.util.HashSet;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.Optional;
+import java.util.Set;
+import java.util.TreeMap;
+import java.util.stream.Collectors;
+import javax.lang.model.element.Element;
+import javax.lang.model.element.ElementKind;
+import javax.lang.model.element.ExecutableElement;
+import javax.lang.model.element.Modifier;
+import javax.lang.model.element.NestingKind;
+import javax.lang.model.element.RecordComponentElement;
+import javax.lang.model.element.TypeElement;
+import javax.lang.model.element.VariableElement;
+import javax.lang.model.type.ArrayType;
+import javax.lang.model.type.DeclaredType;
+import javax.lang.model.type.ExecutableType;
+import javax.lang.model.type.TypeKind;
+import javax.lang.model.type.TypeMirror;
+import javax.lang.model.util.ElementFilter;
+import javax.lang.model.util.Elements;
+import javax.lang.model.util.Types;
+
+/**
+ * Reads a type the way idem's JSON codec (Jackson with default visibility, plus record-style accessors) writes and
+ * reads it, and says either what shape its values have or why a value would not come back exactly.
+ *
+ * <p>Properties are what the codec writes: record components, public getters {@code getX()} / {@code isX()}
+ * (boolean), public fields, and a public {@code x()} that returns a field {@code x} of the same type. Reading back
+ * needs, for every property, a way in: the record's canonical constructor; or a no-argument constructor and a
+ * setter or field of the same name; or one constructor whose parameter names are exactly the properties (its
+ * names are passed to the runtime as a {@link Creator}, so {@code -parameters} is not needed). Interfaces and
+ * abstract classes replay only when sealed: each permitted subtype is read the same way and listed in a
+ * {@link SealedFamily}, the only classes the runtime will ever instantiate for that type.
+ *
+ * <p>The shape is a canonical text of all that (properties sorted by name, enum constants, sealed subtypes), the
+ * same on every build for the same types: a changed shape means records stored before do not read back as they
+ * were.
+ */
+final class CodecTypeReader {
+
+  /** Whether values only need to be written (a fingerprinted payload) or also read back (a stored result). */
+  enum Use { WRITE, WRITE_AND_READ }
+
+  /** Why a value at {@code path} would not come back exactly, and how to fix the type. */
+  record Problem(String path, String reason, String fix) {}
+
+  /** A sealed type and its concrete permitted subtypes, nested sealed ones flattened, in name order. */
+  record SealedFamily(TypeElement type, List<TypeElement> subtypes) {}
+
+  /** A class read back through the constructor whose parameters are named like its properties. */
+  record Creator(TypeElement type, List<String> propertyNames, List<TypeMirror> parameterTypes) {}
+
+  /**
+   * What the codec sees of a type.
+   *
+   * @param text the canonical shape, readable (written to the manifest)
+   * @param hash 16 hex characters of the SHA-256 of {@code text} (stored with each record by the runtime)
+   */
+  record Shape(String text, String hash, List<SealedFamily> families, List<Creator> creators) {
+
+    Shape {
+      families = List.copyOf(families);
+      creators = List.copyOf(creators);
+    }
+  }
+
+  /** The shape of a command without a result, and of every batch handler. */
+  static final Shape VOID = new Shape("void", hash("void"), List.of(), List.of());
+
+  /** Types that are one JSON value each and read back equal (java.time with the JavaTimeModule). */
+  private static final Set<String> VALUES = Set.of(
+      "java.lang.String", "java.lang.Boolean", "java.lang.Character", "java.lang.Byte", "java.lang.Short",
+      "java.lang.Integer", "java.lang.Long", "java.lang.Float", "java.lang.Double", "java.math.BigDecimal",
+      "java.math.BigInteger", "java.util.UUID", "java.util.Locale", "java.util.Currency", "java.net.URI",
+      "java.time.Instant", "java.time.LocalDate", "java.time.LocalDateTime", "java.time.LocalTime",
+      "java.time.OffsetDateTime", "java.time.OffsetTime", "java.time.ZonedDateTime", "java.time.Duration",
+      "java.time.Period", "java.time.Year", "java.time.YearMonth", "java.time.MonthDay", "java.time.ZoneId",
+      "java.time.ZoneOffset", "java.util.OptionalInt", "java.util.OptionalLong", "java.util.OptionalDouble");
+
+  /** Map keys the codec writes as JSON names and parses back. */
+  private static final Set<String> MAP_KEYS = Set.of(
+      "java.lang.String", "java.lang.Byte", "java.lang.Short", "java.lang.Integer", "java.lang.Long",
+      "java.lang.Boolean", "java.lang.Character", "java.math.BigInteger", "java.util.UUID", "java.time.LocalDate");
+
+  private static final Set<String> COLLECTIONS = Set.of(
+      "java.util.Collection", "java.util.List", "java.util.Set", "java.util.SortedSet", "java.util.NavigableSet",
+      "java.util.ArrayList", "java.util.LinkedList", "java.util.HashSet", "java.util.LinkedHashSet",
+      "java.util.TreeSet");
+
+  private static final Set<String> MAPS = Set.of(
+      "java.util.Map", "java.util.SortedMap", "java.util.NavigableMap", "java.util.HashMap",
+      "java.util.LinkedHashMap", "java.util.TreeMap");
+
+  private final Elements elements;
+  private final Types types;
+
+  CodecTypeReader(Elements elements, Types types) {
+    this.elements = elements;
+    this.types = types;
+  }
+
+  /** The type's shape, or the first problem found (a walk that reports one problem reads more clearly). */
+  Result read(TypeMirror type, String rootPath, Use use) {
+    Walk walk = new Walk(use);
+    String text = walk.shape(type, rootPath);
+    if (walk.problem != null) {
+      return new Result(null, walk.problem);
+    }
+    List<SealedFamily> families = new ArrayList<>(walk.families.values());
+    List<Creator> creators = new ArrayList<>(walk.creators.values());
+    return new Result(new Shape(text, hash(text), families, creators), null);
+  }
+
+  /** Exactly one of {@code shape} and {@code problem}. */
+  record Result(Shape shape, Problem problem) {
+
+    Optional<Problem> failure() {
+      return Optional.ofNullable(problem);
+    }
+  }
+
+  static String hash(String text) {
+    try {
+      byte[] digest = MessageDigest.getInstance("SHA-256").digest(text.getBytes(StandardCharsets.UTF_8));
+      return HexFormat.of().formatHex(digest, 0, 8);
+    } catch (NoSuchAlgorithmException e) {
+      throw new IllegalStateException("every Java platform has SHA-256", e);
+    }
+  }
+
+  /** One walk over a type: stops at the first problem; remembers sealed families and creators by type name. */
+  private final class Walk {
+
+    private final Use use;
+    private final Set<String> inProgress = new HashSet<>();
+    private final Map<String, SealedFamily> families = new TreeMap<>();
+    private final Map<String, Creator> creators = new TreeMap<>();
+    private Problem problem;
+
+    Walk(Use use) {
+      this.use = use;
+    }
+
+    private String fail(String path, String reason, String fix) {
+      if (problem == null) {
+        problem = new Problem(path, reason, fix);
+      }
+      return "?";
+    }
+
+    String shape(TypeMirror type, String path) {
+      if (problem != null) {
+        return "?";
+      }
+      switch (type.getKind()) {
+        case VOID:
+          return "void";
+        case BOOLEAN: case BYTE: case SHORT: case INT: case LONG: case CHAR: case FLOAT: case DOUBLE:
+          return type.toString();
+        case ARRAY:
+          return shape(((ArrayType) type).getComponentType(), path + "[]") + "[]";
+        case DECLARED:
+          return declared((DeclaredType) type, path);
+        case WILDCARD:
+          return fail(path, "is a wildcard (" + type + "), so the codec does not know what to read back",
+              "declare the element type itself, e.g. List<Receipt> instead of List<?>");
+        case TYPEVAR:
+          return fail(path, "is the type variable " + type + ", unknown when the result is read back",
+              "declare a concrete type");
+        default:
+          return fail(path, "has type " + type + ", which the codec cannot store", "declare a data type");
+      }
+    }
+
+    private String declared(DeclaredType type, String path) {
+      TypeElement element = (TypeElement) type.asElement();
+      String name = element.getQualifiedName().toString();
+      List<? extends TypeMirror> arguments = type.getTypeArguments();
+      if (VALUES.contains(name) || name.equals("java.util.Date")) {
+        return name;
+      }
+      if (element.getKind() == ElementKind.ENUM) {
+        return "enum " + name + ElementFilter.fieldsIn(element.getEnclosedElements()).stream()
+            .filter(field -> field.getKind() == ElementKind.ENUM_CONSTANT)
+            .map(field -> field.getSimpleName().toString())
+            .collect(Collectors.joining(",", "[", "]"));
+      }
+      if (name.equals("java.util.Optional")) {
+        if (arguments.isEmpty()) {
+          return fail(path, "is a raw Optional", "declare its type argument, e.g. Optional<Receipt>");
+        }
+        return "Optional<" + shape(arguments.get(0), path) + ">";
+      }
+      if (COLLECTIONS.contains(name)) {
+        if (arguments.isEmpty()) {
+          return fail(path, "is a raw " + element.getSimpleName(), "declare its element type, e.g. List<Receipt>");
+        }
+        return element.getSimpleName() + "<" + shape(arguments.get(0), path + "[]") + ">";
+      }
+      if (MAPS.contains(name)) {
+        if (arguments.isEmpty()) {
+          return fail(path, "is a raw " + element.getSimpleName(), "declare key and value types, e.g."
+              + " Map<String, Integer>");
+        }
+        TypeMirror key = arguments.get(0);
+        boolean keyOk = key.getKind() == TypeKind.DECLARED
+            && (MAP_KEYS.contains(((TypeElement) ((DeclaredType) key).asElement()).getQualifiedName().toString())
+                || ((DeclaredType) key).asElement().getKind() == ElementKind.ENUM);
+        if (!keyOk) {
+          return fail(path, "is a map keyed by " + key + ", which the codec cannot write as a JSON name and parse"
+              + " back", "key the map by String, an enum, UUID or an integral number");
+        }
+        return element.getSimpleName() + "<" + shape(key, path + "{}") + "," + shape(arguments.get(1), path + "{}")
+            + ">";
+      }
+      if (name.equals("java.lang.Object")) {
+        if (use == Use.WRITE) {
+          return name;
+        }
+        return fail(path, "is declared Object, so a retry would get a Map or List instead of the original type",
+            "declare the concrete type");
+      }
+      if (name.startsWith("java.") || name.startsWith("javax.") || name.startsWith("jdk.")) {
+        if (use == Use.WRITE) {
+          return name;
+        }
+        return fail(path, "is " + name + ", which is not a data type the codec reads back",
+            "declare a record, an enum, a String, a number, a java.time type, a List, Set or Map of those");
+      }
+      if (element.getModifiers().contains(Modifier.SEALED)) {
+        return sealed(type, element, path);
+      }
+      if (element.getKind().isInterface() || element.getModifiers().contains(Modifier.ABSTRACT)) {
+        if (use == Use.WRITE) {
+          return name; // fingerprinted as whatever the value's class is
+        }
+        return fail(path, "is " + (element.getKind().isInterface() ? "the interface " : "the abstract class ")
+            + name + ", so a retry cannot know which class to create", "make it sealed (sealed interface "
+            + element.getSimpleName() + " permits ...), idem then replays the exact subtype, or declare the"
+            + " concrete type");
+      }
+      return object(type, element, path);
+    }
+
+    private String sealed(DeclaredType type, TypeElement element, String path) {
+      String name = element.getQualifiedName().toString();
+      if (!inProgress.add(name)) {
+        return name;
+      }
+      List<TypeElement> concrete = new ArrayList<>();
+      collectPermitted(element, concrete, path);
+      concrete.sort(Comparator.comparing(sub -> sub.getQualifiedName().toString()));
+      List<String> shapes = new ArrayList<>();
+      for (TypeElement sub : concrete) {
+        shapes.add(object((DeclaredType) sub.asType(), sub, path + "<" + sub.getSimpleName() + ">"));
+      }
+      inProgress.remove(name);
+      if (use == Use.WRITE_AND_READ) {
+        families.putIfAbsent(name, new SealedFamily(element, concrete));
+      }
+      return "sealed " + name + String.join("|", shapes).transform(s -> "[" + s + "]");
+    }
+
+    private void collectPermitted(TypeElement element, List<TypeElement> concrete, String path) {
+      for (TypeMirror permitted : element.getPermittedSubclasses()) {
+        TypeElement sub = (TypeElement) types.asElement(permitted);
+        if (!sub.getTypeParameters().isEmpty()) {
+          fail(path, "may be the generic " + sub.getQualifiedName() + ", whose type arguments a retry cannot know",
+              "make the permitted subtypes non-generic");
+        } else if (sub.getModifiers().contains(Modifier.SEALED)) {
+          collectPermitted(sub, concrete, path);
+        } else if (sub.getModifiers().contains(Modifier.NON_SEALED)) {
+          fail(path, "may be the non-sealed " + sub.getQualifiedName() + ", whose subclasses a retry cannot know",
+              "make " + sub.getSimpleName() + " final or sealed");
+        } else if (!sub.getModifiers().contains(Modifier.ABSTRACT) && !sub.getKind().isInterface()) {
+          concrete.add(sub);
+        }
+      }
+    }
+
+    /** A record or a class: its properties, each checked, and how the codec gets the value back. */
+    private String object(DeclaredType type, TypeElement element, String path) {
+      String name = element.getQualifiedName().toString();
+      if (!inProgress.add(name + type)) {
+        return name; // a recursive type (a tree): its shape is written out once, where it starts
+      }
+      Map<String, TypeMirror> properties = properties(type, element, path);
+      if (problem == null && use == Use.WRITE_AND_READ) {
+        readBack(type, element, properties, path);
+      }
+      StringBuilder shape = new StringBuilder(type.toString()).append('{');
+      String separator = "";
+      for (Map.Entry<String, TypeMirror> property : new TreeMap<>(properties).entrySet()) {
+        shape.append(separator).append(property.getKey()).append(':')
+            .append(shape(property.getValue(), path + "." + property.getKey()));
+        separator = ",";
+      }
+      inProgress.remove(name + type);
+      return shape.append('}').toString();
+    }
+
+    /** Name to type of every property the codec writes, in declaration order; a problem for hidden state. */
+    private Map<String, TypeMirror> properties(DeclaredType type, TypeElement element, String path) {
+      Map<String, TypeMirror> properties = new LinkedHashMap<>();
+      Map<String, VariableElement> fields = instanceFields(element);
+      if (element.getKind() == ElementKind.RECORD) {
+        for (RecordComponentElement component : element.getRecordComponents()) {
+          properties.put(component.getSimpleName().toString(),
+              ((ExecutableType) types.asMemberOf(type, component.getAccessor())).getReturnType());
+        }
+      }
+      for (VariableElement field : fields.values()) {
+        if (field.getModifiers().contains(Modifier.PUBLIC)) {
+          properties.putIfAbsent(field.getSimpleName().toString(), types.asMemberOf(type, field));
+        }
+      }
+      for (ExecutableElement method : ElementFilter.methodsIn(elements.getAllMembers(element))) {
+        if (!method.getModifiers().contains(Modifier.PUBLIC) || method.getModifiers().contains(Modifier.STATIC)
+            || !method.getParameters().isEmpty() || method.getReturnType().getKind() == TypeKind.VOID
+            || isPlatform(method.getEnclosingElement())) {
+          continue;
+        }
+        TypeMirror returned = ((ExecutableType) types.asMemberOf(type, method)).getReturnType();
+        String property = propertyOf(method, returned, fields);
+        if (property != null) {
+          properties.putIfAbsent(property, returned);
+        }
+      }
+      for (VariableElement field : fields.values()) {
+        String fieldName = field.getSimpleName().toString();
+        if (!properties.containsKey(fieldName) && !field.getModifiers().contains(Modifier.TRANSIENT)) {
+          fail(path + "." + fieldName, "is the field " + element.getSimpleName() + "." + fieldName + ", which the"
+              + " codec cannot see: it is not public and has no public getter " + getter(fieldName) + "() or"
+              + " accessor " + fieldName + "(), so it would be " + (use == Use.WRITE ? "left out of the fingerprint"
+              : "lost on replay"), "add a public accessor " + fieldName + "() or " + getter(fieldName)
+              + "(), make the type a record, or mark the field transient if it is not part of the value");
+          break;
+        }
+      }
+      return properties;
+    }
+
+    /** The property a public no-argument method stands for, or null. */
+    private String propertyOf(ExecutableElement method, TypeMirror returned, Map<String, VariableElement> fields) {
+      String name = method.getSimpleName().toString();
+      if (name.startsWith("get") && name.length() > 3 && Character.isUpperCase(name.charAt(3))) {
+        return mangle(name.substring(3));
+      }
+      if (name.startsWith("is") && name.length() > 2 && Character.isUpperCase(name.charAt(2))
+          && returned.getKind() == TypeKind.BOOLEAN) {
+        return mangle(name.substring(2));
+      }
+      VariableElement field = fields.get(name);
+      if (field != null && types.isSameType(field.asType(), method.getReturnType())) {
+        return name; // amountCents() returning the field amountCents: a record-style accessor
+      }
+      return null;
+    }
+
+    /** How the codec gets every property back; a problem if one has no way in. */
+    private void readBack(DeclaredType type, TypeElement element, Map<String, TypeMirror> properties, String path) {
+      if (element.getKind() == ElementKind.RECORD) {
+        Set<String> components = element.getRecordComponents().stream()
+            .map(component -> component.getSimpleName().toString()).collect(Collectors.toSet());
+        for (String property : properties.keySet()) {
+          if (!components.contains(property)) {
+            fail(path + "." + property, "is written from the getter of record " + element.getSimpleName()
+                + " but is no component, so reading it back fails", "rename the method so that it is no getter,"
+                + " or make it a component");
+            return;
+          }
+        }
+        return;
+      }
+      if (element.getNestingKind() == NestingKind.MEMBER && !element.getModifiers().contains(Modifier.STATIC)) {
+        fail(path, "is the inner class " + element.getQualifiedName() + ", which needs an enclosing instance",
+            "declare it static");
+        return;
+      }
+      List<ExecutableElement> constructors = ElementFilter.constructorsIn(element.getEnclosedElements());
+      boolean noArgs = constructors.stream().anyMatch(constructor -> constructor.getParameters().isEmpty());
+      if (noArgs) {
+        Map<String, VariableElement> fields = instanceFields(element);
+        for (String property : properties.keySet()) {
+          if (!fields.containsKey(property) && !hasSetter(element, property)) {
+            fail(path + "." + property, "is written from a getter of " + element.getSimpleName() + ", but there"
+                + " is no field " + property + " or setter " + setter(property) + "(...) to read it back into",
+                "add a setter, or rename the method so that it is no getter");
+            return;
+          }
+        }
+        return;
+      }
+      for (ExecutableElement constructor : constructors) {
+        if (constructor.getModifiers().contains(Modifier.PRIVATE)) {
+          continue;
+        }
+        List<String> names = constructor.getParameters().stream()
+            .map(parameter -> parameter.getSimpleName().toString()).collect(Collectors.toList());
+        if (names.size() == properties.size() && properties.keySet().containsAll(names)) {
+          ExecutableType constructorType = (ExecutableType) types.asMemberOf(type, constructor);
+          creators.putIfAbsent(element.getQualifiedName().toString(),
+              new Creator(element, names, List.copyOf(constructorType.getParameterTypes())));
+          return;
+        }
+      }
+      fail(path, "is " + element.getQualifiedName() + ", which has no no-argument constructor and no constructor"
+          + " whose parameters are named exactly like its properties " + properties.keySet(), "add a constructor"
+          + " taking " + String.join(", ", properties.keySet()) + ", or make it a record");
+    }
+
+    private boolean hasSetter(TypeElement element, String property) {
+      return ElementFilter.methodsIn(elements.getAllMembers(element)).stream()
+          .anyMatch(method -> method.getSimpleName().contentEquals(setter(property))
+              && method.getParameters().size() == 1 && !method.getModifiers().contains(Modifier.STATIC));
+    }
+  }
+
+  /** Instance fields of the class and its superclasses up to the platform's, by name. */
+  private Map<String, VariableElement> instanceFields(TypeElement element) {
+    Map<String, VariableElement> fields = new LinkedHashMap<>();
+    for (TypeElement current = element; current != null && !isPlatform(current);
+         current = current.getSuperclass().getKind() == TypeKind.DECLARED
+             ? (TypeElement) types.asElement(current.getSuperclass()) : null) {
+      for (VariableElement field : ElementFilter.fieldsIn(current.getEnclosedElements())) {
+        if (!field.getModifiers().contains(Modifier.STATIC)) {
+          fields.putIfAbsent(field.getSimpleName().toString(), field);
+        }
+      }
+    }
+    return fields;
+  }
+
+  private static boolean isPlatform(Element type) {
+    String name = type instanceof TypeElement typeElement ? typeElement.getQualifiedName().toString() : "";
+    return name.startsWith("java.") || name.startsWith("javax.");
+  }
+
+  /** Jackson's default naming: {@code getAmountCents} → amountCents, {@code getURL} → url. */
+  static String mangle(String afterPrefix) {
+    StringBuilder name = new StringBuilder(afterPrefix);
+    for (int i = 0; i < name.length() && Character.isUpperCase(name.charAt(i)); i++) {
+      name.setCharAt(i, Character.toLowerCase(name.charAt(i)));
+    }
+    return name.toString();
+  }
+
+  private static String getter(String property) {
+    return "get" + Character.toUpperCase(property.charAt(0)) + property.substring(1);
+  }
+
+  private static String setter(String property) {
+    return "set" + Character.toUpperCase(property.charAt(0)) + property.substring(1);
+  }
+}
