@@ -54,6 +54,27 @@ class PositiveCompilationTest {
   }
 
   @Test
+  void resultWrappersStoreTheWrappedTypeAndAskForTheOutcome() {
+    Compilation compilation = Compilations.compile(resource("positive/outcome/Payments.java"));
+
+    assertThat(compilation).succeededWithoutWarnings();
+    String payments = contentOf(compilation.generatedSourceFile("com.example.payments.Payments_Idempotent")
+        .orElseThrow());
+    // The stored type is the wrapped one; the wrapper itself is never stored.
+    assertThat(payments).contains("CommandSpec<List<Payments.Payment>> SPLIT =");
+    assertThat(payments).contains("new ResultType<List<Payments.Payment>>() {}");
+    assertThat(payments).contains("CommandSpec<Payments.Payment> CAPTURE =");
+    assertThat(payments).contains("CommandSpec<Void> CANCEL =");
+    assertThat(payments).contains("ResultType.of(byte[].class)");
+    assertThat(payments).doesNotContain("ResultType<IdempotentResult");
+    assertThat(payments).contains("public IdempotentResult<List<Payments.Payment>> split(");
+    assertThat(payments).contains("return idem.executeWithOutcome(SPLIT,");
+    assertThat(payments).contains("return idem.executeWithOutcome(CAPTURE,");
+    assertThat(payments).contains("return idem.executeWithOutcome(CANCEL,");
+    assertThat(payments).contains("() -> delegate.capture(paymentId, amountCents));");
+  }
+
+  @Test
   void localsForNestedPathsDoNotCollideWithParameters() {
     Compilation compilation = Compilations.compile(resource("positive/LocalNames.java"));
 

@@ -3,6 +3,7 @@ package shop;
 import dev.idem.InFlight;
 import dev.idem.Mode;
 import dev.idem.runtime.IdemRuntime;
+import dev.idem.runtime.IdempotentResult;
 import dev.idem.runtime.internal.CommandSpec;
 import dev.idem.runtime.internal.IdemEngine;
 import dev.idem.runtime.internal.ReplayableFailure;
@@ -128,6 +129,13 @@ public final class OrderService_Idempotent implements OrderService {
               String.class, String.class))
           .build();
 
+  private static final CommandSpec<Receipt> AUTHORIZE =
+      CommandSpec.builder("orders.authorize", ResultType.of(Receipt.class))
+          .retention(Duration.parse("P1D"))
+          .keyParts("requestId")
+          .payload("amountCents")
+          .build();
+
   private static final Object[] NO_PAYLOAD = {};
 
   private final OrderService delegate;
@@ -240,6 +248,14 @@ public final class OrderService_Idempotent implements OrderService {
           delegate.ship(shipmentId);
           return null;
         });
+  }
+
+  @Override
+  public IdempotentResult<Receipt> authorize(String requestId, long amountCents) {
+    return idem.executeWithOutcome(AUTHORIZE,
+        new Object[] {requestId},
+        new Object[] {amountCents},
+        () -> delegate.authorize(requestId, amountCents));
   }
 
   @Override
