@@ -29,6 +29,8 @@ import org.eclipse.jetty.server.ServerConnector;
  * ... -Dport=9090 -Dserver=jetty -Djdbc.url=jdbc:postgresql://127.0.0.1/test -Djdbc.user=postgres
  * </pre>
  */
+// Jetty's stop() declares Exception, so close() does too (it may be interrupted while stopping): javac's "try" lint.
+@SuppressWarnings("try")
 public final class PaymentsServer implements AutoCloseable {
 
   /** The two integrations. */
