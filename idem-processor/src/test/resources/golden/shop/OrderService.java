@@ -4,6 +4,7 @@ import dev.idem.IdempotencyKey;
 import dev.idem.IdempotentCommand;
 import dev.idem.InFlight;
 import dev.idem.Mode;
+import dev.idem.runtime.IdempotentResult;
 import java.time.Duration;
 import java.util.Collection;
 import java.util.List;
@@ -59,6 +60,10 @@ public interface OrderService {
   /** CLAIM mode with the defaults (fail fast); two replayed failures, one unchecked and undeclared. */
   @IdempotentCommand(mode = Mode.CLAIM, replayOn = {OutOfStockException.class, PaymentDeclinedException.class})
   void ship(@IdempotencyKey UUID shipmentId) throws PaymentDeclinedException;
+
+  /** The replay signal: idem stores the Receipt and hands every caller a new wrapper saying whether it replayed. */
+  @IdempotentCommand(scope = "orders.authorize")
+  IdempotentResult<Receipt> authorize(@IdempotencyKey String requestId, long amountCents);
 
   /** Not annotated: forwarded. */
   Receipt find(String orderId) throws PaymentDeclinedException;

@@ -5,6 +5,9 @@ import dev.idem.Mode;
 import java.time.Duration;
 import java.util.List;
 import javax.lang.model.element.ExecutableElement;
+import javax.lang.model.element.TypeElement;
+import javax.lang.model.type.DeclaredType;
+import javax.lang.model.type.TypeKind;
 import javax.lang.model.type.ExecutableType;
 import javax.lang.model.type.TypeMirror;
 
@@ -41,6 +44,23 @@ record CommandMethod(ExecutableElement method, ExecutableType type, String scope
 
   TypeMirror returnType() {
     return type.getReturnType();
+  }
+
+  /** Whether the method returns {@code IdempotentResult<T>}, so that its callers learn whether they got a replay. */
+  boolean returnsOutcome() {
+    return isResultWrapper(returnType());
+  }
+
+  /** The type idem stores and replays: {@code T} of {@code IdempotentResult<T>}, else the return type. */
+  TypeMirror storedType() {
+    return returnsOutcome() ? ((DeclaredType) returnType()).getTypeArguments().get(0) : returnType();
+  }
+
+  /** Whether {@code type} is {@code IdempotentResult}, raw or parameterized. */
+  static boolean isResultWrapper(TypeMirror type) {
+    return type.getKind() == TypeKind.DECLARED
+        && ((TypeElement) ((DeclaredType) type).asElement()).getQualifiedName()
+            .contentEquals(RuntimeNames.IDEMPOTENT_RESULT.canonicalName());
   }
 
   /**

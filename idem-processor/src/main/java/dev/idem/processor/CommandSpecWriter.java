@@ -35,9 +35,9 @@ final class CommandSpecWriter {
     this.types = types;
   }
 
-  /** The spec of a command, whose result is stored and replayed as the method's return type. */
+  /** The spec of a command, whose result is stored and replayed as the method's return type (T of IdempotentResult<T>). */
   FieldSpec commandSpec(CommandMethod command, String name) {
-    return spec(command, name, command.returnType());
+    return spec(command, name, command.storedType());
   }
 
   /** The spec of a batch handler: batch records store no result, so its result type is always {@code Void}. */

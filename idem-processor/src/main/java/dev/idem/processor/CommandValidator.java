@@ -106,16 +106,23 @@ final class CommandValidator {
     valid &= scope != null;
 
     TypeMirror returnType = type.getReturnType();
-    String notStorable = whyNotStorable(returnType);
+    TypeMirror storedType = returnType;
+    if (CommandMethod.isResultWrapper(returnType)) {
+      storedType = wrappedResult(method, (DeclaredType) returnType, report);
+      valid &= storedType != null;
+    }
+    String notStorable = storedType == null ? null : whyNotStorable(storedType);
     CodecTypeReader.Shape resultShape = null;
     if (notStorable != null) {
-      report.report(Message.RETURN_TYPE_NOT_STORABLE, method, method.getSimpleName(), returnType, notStorable);
+      report.report(Message.RETURN_TYPE_NOT_STORABLE, method, method.getSimpleName(), storedType, notStorable);
       valid = false;
-    } else if (method.getTypeParameters().isEmpty()) { // a type variable is reported as a generic method
-      CodecTypeReader.Result result = codec.read(returnType, "result", CodecTypeReader.Use.WRITE_AND_READ);
+    } else if (storedType != null && method.getTypeParameters().isEmpty()) { // type variables: IDEM-002
+      // IdempotentResult<Void> stores nothing, like a void method.
+      TypeMirror codecType = isVoidWrapped(storedType) ? types.getNoType(TypeKind.VOID) : storedType;
+      CodecTypeReader.Result result = codec.read(codecType, "result", CodecTypeReader.Use.WRITE_AND_READ);
       if (result.problem() != null) {
         Problem problem = result.problem();
-        report.report(Message.RESULT_NOT_REPLAYABLE, method, method.getSimpleName(), returnType, problem.path(),
+        report.report(Message.RESULT_NOT_REPLAYABLE, method, method.getSimpleName(), storedType, problem.path(),
             problem.reason(), problem.fix());
         valid = false;
       } else {
@@ -165,6 +172,27 @@ final class CommandValidator {
       return Optional.empty();
     }
     return model;
+  }
+
+  /** {@code Void} of {@code IdempotentResult<Void>}: nothing is stored, so there is nothing to replay exactly. */
+  private static boolean isVoidWrapped(TypeMirror storedType) {
+    return storedType.getKind() == TypeKind.DECLARED
+        && ((TypeElement) ((DeclaredType) storedType).asElement()).getQualifiedName().contentEquals("java.lang.Void");
+  }
+
+  /** The {@code T} of a returned {@code IdempotentResult<T>}, or null (reported) if it is not a concrete type. */
+  private static TypeMirror wrappedResult(ExecutableElement method, DeclaredType wrapper, ValidationReport report) {
+    if (wrapper.getTypeArguments().isEmpty()) {
+      report.report(Message.RESULT_WRAPPER_RAW, method, method.getSimpleName());
+      return null;
+    }
+    TypeMirror wrapped = wrapper.getTypeArguments().get(0);
+    boolean concrete = wrapped.getKind() == TypeKind.DECLARED || wrapped.getKind() == TypeKind.ARRAY;
+    if (!concrete || CommandMethod.isResultWrapper(wrapped)) {
+      report.report(Message.RESULT_WRAPPER_ARGUMENT, method, method.getSimpleName(), wrapper);
+      return null;
+    }
+    return wrapped;
   }
 
   /**

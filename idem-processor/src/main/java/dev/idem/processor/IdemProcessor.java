@@ -43,6 +43,7 @@ public final class IdemProcessor extends AbstractProcessor {
   private final Consumer<TypeElement> beforeValidation;
   private ServiceValidator validator;
   private TypeResolution resolution;
+  private RuntimeCheck runtime;
   private ServiceWriter writer;
   private CommandsInterfaceWriter commandInterfaces;
   private StateDiagramWriter diagrams;
@@ -61,6 +62,7 @@ public final class IdemProcessor extends AbstractProcessor {
   public synchronized void init(ProcessingEnvironment env) {
     super.init(env);
     resolution = new TypeResolution(env);
+    runtime = new RuntimeCheck(env);
     validator = new ServiceValidator(env, new ScopeRegistry());
     writer = new ServiceWriter(env.getFiler(), env.getMessager(), env.getTypeUtils(), env.getElementUtils(),
         DependencyInjection.onClassPath(env.getElementUtils()));
@@ -149,6 +151,12 @@ public final class IdemProcessor extends AbstractProcessor {
     }
     processed.add(name);
     ValidationReport report = new ValidationReport();
+    // Without the right runtime nothing can be generated; that is the one thing to fix first (a missing runtime
+    // also leaves its own types, such as TransitionResult, unresolved).
+    if (!runtime.check(service, report)) {
+      report.printTo(processingEnv.getMessager());
+      return;
+    }
     if (unresolved.isPresent()) {
       TypeResolution.Unresolved missing = unresolved.get();
       report.report(Message.TYPE_NEVER_GENERATED, missing.element(), missing.annotation(), missing.value(),

@@ -203,6 +203,14 @@ enum Message {
       "IDEM-116",
       "@%s on parameter %s has no effect because %s is not annotated @StateTransition. Annotate the method or"
           + " remove @%s."),
+  RESULT_WRAPPER_RAW(
+      "IDEM-070",
+      "%s returns the raw type IdempotentResult. Declare the result it wraps, e.g. IdempotentResult<Receipt>: that"
+          + " is the type idem stores and replays."),
+  RESULT_WRAPPER_ARGUMENT(
+      "IDEM-071",
+      "%s returns %s, but IdempotentResult must wrap a concrete type, which idem stores and replays: not a"
+          + " wildcard, a type variable or another IdempotentResult. Declare e.g. IdempotentResult<Receipt>."),
   TRANSITION_STATE_UNREACHED(
       "IDEM-120",
       "No @StateTransition of %s starts from or leads to state %s of %s, so it is not part of the state machine"

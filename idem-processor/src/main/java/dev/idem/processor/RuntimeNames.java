@@ -15,6 +15,8 @@ final class RuntimeNames {
   static final ClassName IDEM_RUNTIME = ClassName.get(USER_PACKAGE, "IdemRuntime");
   static final ClassName DIALECT = ClassName.get(USER_PACKAGE, "Dialect");
   static final ClassName TRANSITION_RESULT = ClassName.get(USER_PACKAGE, "TransitionResult");
+  /** A command's result with the replay signal; the processor recognizes it as a return type. */
+  static final ClassName IDEMPOTENT_RESULT = ClassName.get(USER_PACKAGE, "IdempotentResult");
 
   static final ClassName IDEM_ENGINE = ClassName.get(INTERNAL_PACKAGE, "IdemEngine");
   static final ClassName COMMAND_SPEC = ClassName.get(INTERNAL_PACKAGE, "CommandSpec");

@@ -152,7 +152,7 @@ final class ServiceWriter extends SourceFileGenerator<ServiceModel> {
     }
     type.addField(IDEM_ENGINE, ENGINE, Modifier.PRIVATE, Modifier.FINAL);
     constructor.addParameter(IDEM_RUNTIME, RUNTIME)
-        .addStatement("this.$N = $T.of($N)", ENGINE, IDEM_ENGINE, RUNTIME);
+        .addStatement("this.$N = $T.of($N, $S)", ENGINE, IDEM_ENGINE, RUNTIME, ProcessorVersion.VERSION);
     type.addMethod(constructor.build());
     type.addMethods(methods);
     return type;
@@ -209,7 +209,9 @@ final class ServiceWriter extends SourceFileGenerator<ServiceModel> {
         ? CodeBlock.of("() -> {\n$>$L;\nreturn null;\n$<}", call)
         : CodeBlock.of("() -> $L", call);
 
-    CodeBlock execute = CodeBlock.of("$N.execute($N,\nnew Object[] {$L},\n$L,\n$L)", runtime, specName,
+    // A method returning IdempotentResult<T> stores T and gets a wrapper with the replay signal on every call.
+    String executeMethod = command.returnsOutcome() ? "executeWithOutcome" : "execute";
+    CodeBlock execute = CodeBlock.of("$N.$N($N,\nnew Object[] {$L},\n$L,\n$L)", runtime, executeMethod, specName,
         CodeBlock.join(keyValues, ", "), payload, body);
     if (command.returnType().getKind() == TypeKind.VOID) {
       method.addStatement("$L", execute);

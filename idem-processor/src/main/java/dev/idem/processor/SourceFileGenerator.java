@@ -15,7 +15,8 @@ import javax.tools.Diagnostic;
 import javax.tools.JavaFileObject;
 
 /**
- * The one place that turns a type into a source file: it adds {@code @Generated}, names exactly one originating
+ * The one place that turns a type into a source file: it adds {@code @Generated} (with the idem version in its
+ * {@code comments}, the version the generated code is compatible with), names exactly one originating
  * element (what Gradle's isolating incremental mode requires) and writes the file. Subclasses build only the type.
  * Output depends on nothing but the model, so it is the same on every build.
  */
@@ -42,7 +43,10 @@ abstract class SourceFileGenerator<M> {
   final void generate(M model) {
     ClassName className = className(model);
     TypeSpec type = write(model, className)
-        .addAnnotation(AnnotationSpec.builder(Generated.class).addMember("value", "$S", GENERATOR).build())
+        .addAnnotation(AnnotationSpec.builder(Generated.class)
+            .addMember("value", "$S", GENERATOR)
+            .addMember("comments", "$S", "idem " + ProcessorVersion.VERSION)
+            .build())
         .addOriginatingElement(originatingElement(model))
         .build();
     JavaFile file = JavaFile.builder(className.packageName(), type)

@@ -54,6 +54,27 @@ class PositiveCompilationTest {
   }
 
   @Test
+  void resultWrappersStoreTheWrappedTypeAndAskForTheOutcome() {
+    Compilation compilation = Compilations.compile(resource("positive/outcome/Payments.java"));
+
+    assertThat(compilation).succeededWithoutWarnings();
+    String payments = contentOf(compilation.generatedSourceFile("com.example.payments.Payments_Idempotent")
+        .orElseThrow());
+    // The stored type is the wrapped one; the wrapper itself is never stored.
+    assertThat(payments).contains("CommandSpec<List<Payments.Payment>> SPLIT =");
+    assertThat(payments).contains("new ResultType<List<Payments.Payment>>() {}");
+    assertThat(payments).contains("CommandSpec<Payments.Payment> CAPTURE =");
+    assertThat(payments).contains("CommandSpec<Void> CANCEL =");
+    assertThat(payments).contains("ResultType.of(byte[].class)");
+    assertThat(payments).doesNotContain("ResultType<IdempotentResult");
+    assertThat(payments).contains("public IdempotentResult<List<Payments.Payment>> split(");
+    assertThat(payments).contains("return idem.executeWithOutcome(SPLIT,");
+    assertThat(payments).contains("return idem.executeWithOutcome(CAPTURE,");
+    assertThat(payments).contains("return idem.executeWithOutcome(CANCEL,");
+    assertThat(payments).contains("() -> delegate.capture(paymentId, amountCents));");
+  }
+
+  @Test
   void localsForNestedPathsDoNotCollideWithParameters() {
     Compilation compilation = Compilations.compile(resource("positive/LocalNames.java"));
 
@@ -96,7 +117,11 @@ class PositiveCompilationTest {
     assertThat(compilation).succeeded();
     for (JavaFileObject file : compilation.generatedSourceFiles()) {
       assertWithMessage(file.getName()).that(contentOf(file))
-          .contains("\n@Generated(\"dev.idem.processor.IdemProcessor\")\npublic final class ");
+          .contains("\n@Generated(\n    value = \"dev.idem.processor.IdemProcessor\",\n    comments = \"idem "
+              + ProcessorVersion.VERSION + "\"\n)\npublic final class ");
+      // The constructor hands the same version to the runtime, which refuses any other.
+      assertWithMessage(file.getName()).that(contentOf(file))
+          .contains("IdemEngine.of(runtime, \"" + ProcessorVersion.VERSION + "\");");
       assertWithMessage(file.getName()).that(contentOf(file)).contains("import javax.annotation.processing.Generated;");
     }
   }

@@ -9,13 +9,19 @@ import static dev.idem.processor.Compilations.onlyError;
 import static dev.idem.processor.Compilations.resource;
 
 import com.google.testing.compile.Compilation;
+import dev.idem.IdempotentCommand;
+import java.io.File;
+import java.net.URISyntaxException;
+import java.util.List;
 import javax.tools.Diagnostic;
 import javax.tools.JavaFileObject;
 import org.junit.jupiter.api.Test;
 
 /**
- * The processor in an imperfect compilation: a bug of its own becomes a tagged error instead of a javac crash, and
- * types that other processors generate later are waited for, or reported when they never appear.
+ * The processor in an imperfect compilation: a bug of its own becomes a tagged error instead of a javac crash,
+ * types that other processors generate later are waited for, or reported when they never appear, and a missing
+ * or mismatched idem runtime is reported on the service instead of breaking the generated file. These cases cover
+ * the IDEM-9xx messages.
  */
 class ProcessorResilienceTest {
 
@@ -97,6 +103,58 @@ class ProcessorResilienceTest {
     Diagnostic<? extends JavaFileObject> error = onlyError(compilation, "IDEM-901");
     assertPointsAt(error, "pack");
     assertThat(run.generatedServices()).isEmpty();
+  }
+
+  @Test
+  void withoutTheRuntimeOnTheClassPathTheServiceGetsATaggedErrorNotABrokenGeneratedFile() {
+    JavaFileObject file = resource("negative/runtime/WithoutRuntime.java");
+    Compilation compilation = javac()
+        .withProcessors(new IdemProcessor())
+        .withOptions(Compilations.OPTIONS)
+        .withClasspath(List.of(locationOf(IdempotentCommand.class)))
+        .compile(file);
+
+    assertThat(compilation).failed();
+    // Only idem's error: no "package dev.idem.runtime does not exist" from inside a generated file.
+    assertThat(compilation).hadErrorCount(1);
+    assertThat(compilation)
+        .hadErrorContaining("[IDEM-902] idem cannot generate the implementation of com.example.shop.WithoutRuntime:"
+            + " the idem runtime (dev.idem.runtime.internal.IdemEngine) is not on the class path")
+        .inFile(file)
+        .onLineContaining("public interface WithoutRuntime");
+    assertThat(compilation).hadErrorContaining(
+        "Add dev.idem:idem-runtime:" + ProcessorVersion.VERSION + " to the dependencies.");
+    assertPointsAt(onlyError(compilation, "IDEM-902"), "interface");
+  }
+
+  @Test
+  void aRuntimeOfAnotherVersionIsATaggedErrorNamingBothVersions() throws URISyntaxException {
+    JavaFileObject file = resource("negative/runtime/WithOldRuntime.java");
+    File oldRuntime = new File(getClass().getClassLoader().getResource("oldruntime").toURI());
+    Compilation compilation = javac()
+        .withProcessors(new IdemProcessor())
+        .withOptions(Compilations.OPTIONS)
+        .withClasspath(List.of(locationOf(IdempotentCommand.class), oldRuntime))
+        .compile(file);
+
+    assertThat(compilation).failed();
+    assertThat(compilation).hadErrorCount(1);
+    assertThat(compilation)
+        .hadErrorContaining("[IDEM-903] The idem runtime on the class path is idem 0.0.1-old, but this annotation"
+            + " processor is idem " + ProcessorVersion.VERSION + "; generated code runs only with the runtime of its"
+            + " own idem version. Use dev.idem:idem-runtime:" + ProcessorVersion.VERSION
+            + ", or the processor of version 0.0.1-old")
+        .inFile(file)
+        .onLineContaining("public interface WithOldRuntime");
+    assertPointsAt(onlyError(compilation, "IDEM-903"), "interface");
+  }
+
+  private static File locationOf(Class<?> type) {
+    try {
+      return new File(type.getProtectionDomain().getCodeSource().getLocation().toURI());
+    } catch (URISyntaxException e) {
+      throw new IllegalStateException(e);
+    }
   }
 
   private static String generated(Compilation compilation, String name) {

@@ -3,6 +3,7 @@ package shop;
 import dev.idem.InFlight;
 import dev.idem.Mode;
 import dev.idem.runtime.IdemRuntime;
+import dev.idem.runtime.IdempotentResult;
 import dev.idem.runtime.internal.CommandSpec;
 import dev.idem.runtime.internal.IdemEngine;
 import dev.idem.runtime.internal.ReplayableFailure;
@@ -29,7 +30,10 @@ import javax.annotation.processing.Generated;
  * <p>Each {@code @IdempotentCommand} method runs once per key and replays its first result to every retry;
  * the other methods are forwarded to the delegate unchanged. Do not edit: changes are lost on the next build.
  */
-@Generated("dev.idem.processor.IdemProcessor")
+@Generated(
+    value = "dev.idem.processor.IdemProcessor",
+    comments = "idem ${idem.version}"
+)
 public final class OrderService_Idempotent implements OrderService {
   private static final CommandSpec<Receipt> PLACE_ORDER =
       CommandSpec.builder("shop.OrderService.placeOrder", ResultType.of(Receipt.class))
@@ -143,6 +147,13 @@ public final class OrderService_Idempotent implements OrderService {
           .declaredBy("shop.OrderService#ship")
           .build();
 
+  private static final CommandSpec<Receipt> AUTHORIZE =
+      CommandSpec.builder("orders.authorize", ResultType.of(Receipt.class))
+          .retention(Duration.parse("P1D"))
+          .keyParts("requestId")
+          .payload("amountCents")
+          .build();
+
   private static final Object[] NO_PAYLOAD = {};
 
   private final OrderService delegate;
@@ -153,7 +164,7 @@ public final class OrderService_Idempotent implements OrderService {
   @javax.inject.Inject
   public OrderService_Idempotent(@Delegate OrderService delegate, IdemRuntime runtime) {
     this.delegate = Objects.requireNonNull(delegate, "delegate");
-    this.idem = IdemEngine.of(runtime);
+    this.idem = IdemEngine.of(runtime, "${idem.version}");
   }
 
   @Override
@@ -255,6 +266,14 @@ public final class OrderService_Idempotent implements OrderService {
           delegate.ship(shipmentId);
           return null;
         });
+  }
+
+  @Override
+  public IdempotentResult<Receipt> authorize(String requestId, long amountCents) {
+    return idem.executeWithOutcome(AUTHORIZE,
+        new Object[] {requestId},
+        new Object[] {amountCents},
+        () -> delegate.authorize(requestId, amountCents));
   }
 
   @Override

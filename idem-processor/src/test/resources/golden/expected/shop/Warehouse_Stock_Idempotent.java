@@ -21,7 +21,10 @@ import javax.annotation.processing.Generated;
  * <p>Each {@code @IdempotentCommand} method runs once per key and replays its first result to every retry;
  * the other methods are forwarded to the delegate unchanged. Do not edit: changes are lost on the next build.
  */
-@Generated("dev.idem.processor.IdemProcessor")
+@Generated(
+    value = "dev.idem.processor.IdemProcessor",
+    comments = "idem ${idem.version}"
+)
 public final class Warehouse_Stock_Idempotent implements Warehouse.Stock {
   private static final CommandSpec<Integer> RESTOCK =
       CommandSpec.builder("warehouse.restock", ResultType.of(Integer.class))
@@ -40,7 +43,7 @@ public final class Warehouse_Stock_Idempotent implements Warehouse.Stock {
   @javax.inject.Inject
   public Warehouse_Stock_Idempotent(@Delegate Warehouse.Stock delegate, IdemRuntime runtime) {
     this.delegate = Objects.requireNonNull(delegate, "delegate");
-    this.idem = IdemEngine.of(runtime);
+    this.idem = IdemEngine.of(runtime, "${idem.version}");
   }
 
   @Override

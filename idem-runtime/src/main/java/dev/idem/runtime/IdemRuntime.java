@@ -25,7 +25,7 @@ import javax.sql.DataSource;
 public final class IdemRuntime {
 
   // A facade over the engine in dev.idem.runtime.internal, which generated code reaches through
-  // IdemEngine.of(runtime): nothing public here mentions the internal package.
+  // IdemEngine.of(runtime, version): nothing public here mentions the internal package.
 
   static {
     IdemEngine.registerAccess(runtime -> runtime.engine);

@@ -85,9 +85,9 @@ final class ClaimExecutor {
 
   /** A record as read in the claim phase. */
   private record Row(String state, String fingerprint, String result, String errorType, long expiresAt,
-                     String ownerToken, long leaseUntil, String resultShape) {}
+                     String ownerToken, long leaseUntil, String resultShape, long createdAt) {}
 
-  <T> T execute(CommandSpec<T> spec, String key, String fingerprint, CommandBody<T> body) {
+  <T> Outcome<T> execute(CommandSpec<T> spec, String key, String fingerprint, CommandBody<T> body) {
     if (transactions.inProgress()) {
       throw new IllegalStateException("The CLAIM command " + spec.scope() + " cannot join the transaction in"
           + " progress on this thread: its claim must commit before its work starts. Call it outside"
@@ -113,7 +113,7 @@ final class ClaimExecutor {
     }
   }
 
-  private <T> T claimAndRun(Connection connection, CommandSpec<T> spec, String key, String fingerprint,
+  private <T> Outcome<T> claimAndRun(Connection connection, CommandSpec<T> spec, String key, String fingerprint,
       CommandBody<T> body) throws SQLException {
     String scope = spec.scope();
     String token = UUID.randomUUID().toString();
@@ -128,7 +128,7 @@ final class ClaimExecutor {
       try {
         if (insertClaim(connection, spec, key, fingerprint, token, now, leaseUntil)) {
           listener.claimed(scope, key);
-          return run(connection, spec, key, fingerprint, token, body);
+          return run(connection, spec, key, fingerprint, token, now, body);
         }
         row = read(connection, scope, key);
         if (row == null) {
@@ -138,7 +138,7 @@ final class ClaimExecutor {
           if (takeOverExpired(connection, spec, key, fingerprint, token, now, leaseUntil, row.expiresAt())) {
             listener.takenOver(scope, key);
             listener.claimed(scope, key);
-            return run(connection, spec, key, fingerprint, token, body);
+            return run(connection, spec, key, fingerprint, token, now, body);
           }
           continue; // a competitor took it first
         }
@@ -148,13 +148,14 @@ final class ClaimExecutor {
         }
         if (SqlDialect.COMPLETED.equals(row.state())) {
           return replay(spec, key, new CompletedRecord(row.fingerprint(), row.result(), row.errorType(),
-              row.resultShape(), row.expiresAt()));
+              row.resultShape(), row.expiresAt(), row.createdAt()));
         }
         if (row.leaseUntil() < now) {
           if (takeOverLease(connection, spec, key, token, now, leaseUntil, row.ownerToken())) {
             listener.takenOver(scope, key);
             listener.claimed(scope, key);
-            return run(connection, spec, key, fingerprint, token, body);
+            // The lease takeover keeps the record's created_at: the key was first claimed then.
+            return run(connection, spec, key, fingerprint, token, row.createdAt(), body);
           }
           continue; // a competitor took it first; the next round sees its live lease
         }
@@ -185,19 +186,19 @@ final class ClaimExecutor {
     throw new IdempotencyException(message + ": its record kept disappearing or changing");
   }
 
-  private <T> T replay(CommandSpec<T> spec, String key, CompletedRecord record) {
+  private <T> Outcome<T> replay(CommandSpec<T> spec, String key, CompletedRecord record) {
     cache.put(spec.scope(), key, record); // read in auto-commit mode: committed
     listener.replayed(spec.scope(), key);
     @SuppressWarnings("unchecked")
     T result = (T) results.replay(spec, key, record);
-    return result;
+    return Outcome.replayOf(result, record);
   }
 
   /**
    * Runs the body in a transaction on the claim's connection, and completes the record in the same transaction.
    */
-  private <T> T run(Connection connection, CommandSpec<T> spec, String key, String fingerprint, String token,
-      CommandBody<T> body) throws SQLException {
+  private <T> Outcome<T> run(Connection connection, CommandSpec<T> spec, String key, String fingerprint,
+      String token, long createdAt, CommandBody<T> body) throws SQLException {
     String scope = spec.scope();
     connection.setAutoCommit(false);
     Transaction tx = transactions.bind(connection);
@@ -226,7 +227,7 @@ final class ClaimExecutor {
           long expiresAt = clock.millis() + spec.retentionMillis();
           if (complete(connection, spec, key, token, arguments, replayable.storedName(), null, expiresAt)) {
             cache.put(scope, key,
-                new CompletedRecord(fingerprint, arguments, replayable.storedName(), null, expiresAt));
+                new CompletedRecord(fingerprint, arguments, replayable.storedName(), null, expiresAt, createdAt));
             listener.completed(scope, key);
           } else {
             listener.leaseLost(scope, key);
@@ -261,10 +262,12 @@ final class ClaimExecutor {
       listener.leaseLost(scope, key);
       throw new IdempotencyLeaseLostException(scope, key);
     }
-    cache.put(scope, key, new CompletedRecord(fingerprint, json, null, spec.resultShape(), expiresAt));
+    CompletedRecord completedRecord =
+        new CompletedRecord(fingerprint, json, null, spec.resultShape(), expiresAt, createdAt);
+    cache.put(scope, key, completedRecord);
     listener.completed(scope, key);
     tx.runAfterCommit();
-    return value;
+    return Outcome.executed(value, completedRecord);
   }
 
   boolean extendLease(Duration extension) {
@@ -317,7 +320,7 @@ final class ClaimExecutor {
           return null;
         }
         return new Row(rs.getString(1), rs.getString(2), rs.getString(3), rs.getString(4), rs.getLong(5),
-            rs.getString(6), rs.getLong(7), rs.getString(8));
+            rs.getString(6), rs.getLong(7), rs.getString(8), rs.getLong(9));
       }
     }
   }

@@ -11,8 +11,10 @@ package dev.idem.runtime.internal;
  * @param resultShape the result shape the record was written with; null for records written before shapes were
  *     stored
  * @param expiresAt epoch millis after which the key may run anew
+ * @param createdAt epoch millis when the key was claimed by the call whose outcome this is
  */
-record CompletedRecord(String fingerprint, String result, String errorType, String resultShape, long expiresAt) {
+record CompletedRecord(String fingerprint, String result, String errorType, String resultShape, long expiresAt,
+                       long createdAt) {
 
   boolean isExpiredAt(long now) {
     return expiresAt <= now;

@@ -3,18 +3,21 @@ package dev.idem.runtime.internal;
 import com.fasterxml.jackson.databind.ObjectMapper;
 import dev.idem.Mode;
 import dev.idem.runtime.Dialect;
+import dev.idem.runtime.GeneratedCodeVersionException;
 import dev.idem.runtime.IdemRuntime;
 import dev.idem.runtime.IdempotencyException;
 import dev.idem.runtime.IdempotencyKeyReusedException;
 import dev.idem.runtime.IdempotencyListener;
 import dev.idem.runtime.IdempotencyScopeConflictException;
 import dev.idem.runtime.IdempotencyStoreException;
+import dev.idem.runtime.IdempotentResult;
 import dev.idem.runtime.InvalidIdempotencyKeyException;
 import dev.idem.runtime.TransactionalWork;
 import dev.idem.runtime.TransitionListener;
 import java.sql.Connection;
 import java.time.Clock;
 import java.time.Duration;
+import java.time.Instant;
 import java.util.Collection;
 import java.util.Objects;
 import java.util.concurrent.ConcurrentHashMap;
@@ -27,7 +30,8 @@ import javax.sql.DataSource;
  * {@link BatchExecutor}) shares one {@link TransactionManager}, so that commands, batches and transactions on one
  * thread join each other. {@link IdemRuntime} is the application's face of the same engine.
  *
- * <p>Generated classes get theirs with {@link #of(IdemRuntime)} in their constructor.
+ * <p>Generated classes get theirs with {@link #of(IdemRuntime, String)} in their constructor, passing the idem
+ * version that generated them.
  */
 @IdemInternal
 public final class IdemEngine {
@@ -111,15 +115,37 @@ public final class IdemEngine {
   }
 
   /**
-   * The engine of {@code runtime}, for a generated class's constructor.
+   * The engine of {@code runtime}, for a generated class's constructor, which passes the idem version that
+   * generated it: the internal API is compatible only within one idem version.
    *
    * @param runtime the application's runtime
+   * @param generatedBy the idem version of the processor that generated the calling class
    * @return its engine
+   * @throws GeneratedCodeVersionException if {@code generatedBy} is not this runtime's version
    */
-  public static IdemEngine of(IdemRuntime runtime) {
+  public static IdemEngine of(IdemRuntime runtime, String generatedBy) {
+    Objects.requireNonNull(generatedBy, "generatedBy");
+    if (!generatedBy.equals(IdemVersion.VERSION)) {
+      throw new GeneratedCodeVersionException(caller(), generatedBy, IdemVersion.VERSION);
+    }
+    return of(runtime);
+  }
+
+  /** The engine of {@code runtime}, for this package's own tests, which are of this version by construction. */
+  static IdemEngine of(IdemRuntime runtime) {
     Objects.requireNonNull(runtime, "runtime");
     // An IdemRuntime instance exists, so its class initializer has registered the accessor.
     return engines.apply(runtime);
+  }
+
+  /** The class that called {@link #of(IdemRuntime, String)}: the generated class to re-generate. */
+  private static String caller() {
+    // Only on the way to an exception, never on a command's path.
+    return StackWalker.getInstance().walk(frames -> frames
+        .map(StackWalker.StackFrame::getClassName)
+        .filter(name -> !name.equals(IdemEngine.class.getName()))
+        .findFirst()
+        .orElse("The generated class"));
   }
 
   /** @return the dialect in use */
@@ -159,13 +185,47 @@ public final class IdemEngine {
    *     or replayed; any exception of the body is rethrown unchanged (checked ones too) after rolling back
    */
   public <T> T execute(CommandSpec<T> spec, Object[] keyParts, Object[] payload, CommandBody<T> body) {
+    return run(spec, keyParts, payload, body).value();
+  }
+
+  /**
+   * {@link #execute} for a command declared to return {@link IdempotentResult}: the body returns the delegate's
+   * wrapper, whose value is stored like any result; the caller gets a new wrapper that says whether this call
+   * replayed a recorded outcome, when the command first ran and when its record expires. Generated code calls it
+   * for methods returning {@code IdempotentResult<T>}; a plain {@link #execute} allocates no wrapper.
+   *
+   * @param spec the command; its result type is the wrapped type {@code T}
+   * @param keyParts the parts of the idempotency key, in the order of {@link CommandSpec#keyPartNames()}
+   * @param payload the fingerprinted parameters, in the order of {@link CommandSpec#payloadNames()}
+   * @param body the real work, returning the delegate's wrapper
+   * @param <T> the wrapped result type
+   * @return the value with the facts of its record
+   * @throws IdempotencyException if the body returns null instead of a wrapper (the transaction is rolled back);
+   *     otherwise as {@link #execute}
+   */
+  public <T> IdempotentResult<T> executeWithOutcome(CommandSpec<T> spec, Object[] keyParts, Object[] payload,
+                                                    CommandBody<IdempotentResult<T>> body) {
+    Objects.requireNonNull(body, "body");
+    Outcome<T> outcome = run(spec, keyParts, payload, () -> {
+      IdempotentResult<T> wrapper = body.run();
+      if (wrapper == null) {
+        throw new IdempotencyException(spec.scope() + " returned null instead of an IdempotentResult; return"
+            + " IdempotentResult.of(value) (the value may be null)");
+      }
+      return wrapper.value();
+    });
+    return IdempotentResult.of(outcome.value(), outcome.replayed(), Instant.ofEpochMilli(outcome.createdAt()),
+        Instant.ofEpochMilli(outcome.expiresAt()));
+  }
+
+  private <T> Outcome<T> run(CommandSpec<T> spec, Object[] keyParts, Object[] payload, CommandBody<T> body) {
     Objects.requireNonNull(spec, "spec");
     Objects.requireNonNull(body, "body");
     // Timed here, at the one door every command call passes, so that the listener sees each call exactly once
     // whichever executor ran it; two nanoTime reads are the whole cost when no one listens.
     long start = System.nanoTime();
     try {
-      T result = decideAndRun(spec, keyParts, payload, body);
+      Outcome<T> result = decideAndRun(spec, keyParts, payload, body);
       listener.commandFinished(spec.scope(), null, System.nanoTime() - start);
       return result;
     } catch (Throwable failure) {
@@ -174,7 +234,8 @@ public final class IdemEngine {
     }
   }
 
-  private <T> T decideAndRun(CommandSpec<T> spec, Object[] keyParts, Object[] payload, CommandBody<T> body) {
+  private <T> Outcome<T> decideAndRun(CommandSpec<T> spec, Object[] keyParts, Object[] payload,
+                                      CommandBody<T> body) {
     checkScope(spec);
     String key;
     try {
@@ -195,7 +256,8 @@ public final class IdemEngine {
   }
 
   /** A cache hit: no database access, but the same fingerprint rule as a replay from the table. */
-  private <T> T replayCached(CommandSpec<T> spec, String key, String fingerprint, CompletedRecord cached) {
+  private <T> Outcome<T> replayCached(CommandSpec<T> spec, String key, String fingerprint,
+                                      CompletedRecord cached) {
     if (!cached.fingerprint().equals(fingerprint)) {
       listener.keyReused(spec.scope(), key);
       throw new IdempotencyKeyReusedException(spec.scope(), key);
@@ -203,7 +265,7 @@ public final class IdemEngine {
     listener.replayed(spec.scope(), key);
     @SuppressWarnings("unchecked")
     T result = (T) results.replay(spec, key, cached);
-    return result;
+    return Outcome.replayOf(result, cached);
   }
 
   /**

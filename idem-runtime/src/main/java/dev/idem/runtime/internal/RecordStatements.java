@@ -18,11 +18,11 @@ final class RecordStatements {
 
   /** A record as read after the claim found the key recorded. */
   record Stored(String state, String fingerprint, String result, String errorType, long expiresAt,
-                String resultShape) {
+                String resultShape, long createdAt) {
 
     /** The record as replayed, once it is known to be {@code COMPLETED}. */
     CompletedRecord completed() {
-      return new CompletedRecord(fingerprint, result, errorType, resultShape, expiresAt);
+      return new CompletedRecord(fingerprint, result, errorType, resultShape, expiresAt, createdAt);
     }
   }
 
@@ -68,7 +68,7 @@ final class RecordStatements {
           return null;
         }
         return new Stored(rs.getString(1), rs.getString(2), rs.getString(3), rs.getString(4), rs.getLong(5),
-            rs.getString(6));
+            rs.getString(6), rs.getLong(7));
       }
     }
   }

@@ -119,10 +119,11 @@ abstract class SqlDialect {
 
   /**
    * SQL reading a record by scope and key, seeing the latest committed version; parameters: scope, key. Columns:
-   * state, fingerprint, result, error_type, expires_at, result_shape.
+   * state, fingerprint, result, error_type, expires_at, result_shape, created_at.
    */
   String selectSql(String table) {
-    return "SELECT state, fingerprint, result, error_type, expires_at, result_shape FROM " + table + BY_KEY;
+    return "SELECT state, fingerprint, result, error_type, expires_at, result_shape, created_at FROM " + table
+        + BY_KEY;
   }
 
   /**
@@ -157,11 +158,11 @@ abstract class SqlDialect {
   /**
    * SQL reading a record in auto-commit mode (so it sees the latest committed version everywhere); parameters:
    * scope, key. Columns: state, fingerprint, result, error_type, expires_at, owner_token, lease_until,
-   * result_shape.
+   * result_shape, created_at.
    */
   final String leaseSelectSql(String table) {
-    return "SELECT state, fingerprint, result, error_type, expires_at, owner_token, lease_until, result_shape FROM "
-        + table + BY_KEY;
+    return "SELECT state, fingerprint, result, error_type, expires_at, owner_token, lease_until, result_shape,"
+        + " created_at FROM " + table + BY_KEY;
   }
 
   /**

@@ -50,14 +50,14 @@ final class TransactionalExecutor {
   }
 
   /** Joins the transaction in progress on this thread, if any, else runs in its own. */
-  <T> T execute(CommandSpec<T> spec, String key, String fingerprint, CommandBody<T> body) {
+  <T> Outcome<T> execute(CommandSpec<T> spec, String key, String fingerprint, CommandBody<T> body) {
     Transaction joined = transactions.current();
     return joined != null
         ? executeJoined(joined, spec, key, fingerprint, body)
         : executeInOwnTransactions(spec, key, fingerprint, body);
   }
 
-  private <T> T executeInOwnTransactions(
+  private <T> Outcome<T> executeInOwnTransactions(
       CommandSpec<T> spec, String key, String fingerprint, CommandBody<T> body) {
     SQLException lastTransientFailure = null;
     for (int attemptNumber = 1; attemptNumber <= Retries.MAX_ATTEMPTS; attemptNumber++) {
@@ -100,7 +100,7 @@ final class TransactionalExecutor {
         listener.completed(spec.scope(), key);
       }
       tx.runAfterCommit();
-      return resultOf(outcome);
+      return outcomeOf(outcome, attempt);
     }
     String message = "Could not claim or replay " + spec.scope() + " key '" + key + "' in "
         + Retries.MAX_ATTEMPTS + " attempts";
@@ -115,7 +115,7 @@ final class TransactionalExecutor {
    * writes and the claim are undone while the caller's transaction stays usable, so a caller that
    * catches the exception and commits cannot record a result that was never produced.
    */
-  private <T> T executeJoined(
+  private <T> Outcome<T> executeJoined(
       Transaction tx, CommandSpec<T> spec, String key, String fingerprint, CommandBody<T> body) {
     Connection connection = tx.connection;
     Savepoint savepoint;
@@ -159,7 +159,7 @@ final class TransactionalExecutor {
           }
         });
       }
-      return resultOf(outcome);
+      return outcomeOf(outcome, attempt);
     }
     Quietly.rollback(connection, savepoint);
     throw new IdempotencyException("Could not claim or replay " + spec.scope() + " key '" + key
@@ -170,6 +170,7 @@ final class TransactionalExecutor {
   private static final class Attempt {
     boolean bodyStarted;
     boolean executed;
+    boolean replayed;
     /** The record this attempt wrote or read, to cache once it is committed. */
     CompletedRecord completed;
   }
@@ -177,13 +178,15 @@ final class TransactionalExecutor {
   /** An attempt's outcome that is an exception to throw after the commit: a stored or replayed business failure. */
   private record Rethrow(Throwable failure) {}
 
-  private static <T> T resultOf(Object outcome) {
+  private static <T> Outcome<T> outcomeOf(Object outcome, Attempt attempt) {
     if (outcome instanceof Rethrow rethrow) {
       throw Sneaky.rethrow(rethrow.failure());
     }
     @SuppressWarnings("unchecked")
     T result = (T) outcome;
-    return result;
+    return attempt.replayed
+        ? Outcome.replayOf(result, attempt.completed)
+        : Outcome.executed(result, attempt.completed);
   }
 
   /**
@@ -214,6 +217,7 @@ final class TransactionalExecutor {
         throw new IdempotencyKeyReusedException(scope, key);
       } else if (SqlDialect.COMPLETED.equals(stored.state())) {
         attempt.completed = stored.completed();
+        attempt.replayed = true;
         listener.replayed(scope, key);
         try {
           return results.replay(spec, key, attempt.completed);
@@ -247,7 +251,8 @@ final class TransactionalExecutor {
       connection.rollback(beforeBody);
       complete(connection, scope, key, arguments, replayable.storedName(), null);
       attempt.executed = true;
-      attempt.completed = new CompletedRecord(fingerprint, arguments, replayable.storedName(), null, expiresAt);
+      attempt.completed =
+          new CompletedRecord(fingerprint, arguments, replayable.storedName(), null, expiresAt, now);
       return new Rethrow(t);
     }
     String json = spec.resultType().isVoid() ? null : results.write(spec, value);
@@ -255,7 +260,7 @@ final class TransactionalExecutor {
       complete(connection, scope, key, json, null, json == null ? null : spec.resultShape());
     }
     attempt.executed = true;
-    attempt.completed = new CompletedRecord(fingerprint, json, null, spec.resultShape(), expiresAt);
+    attempt.completed = new CompletedRecord(fingerprint, json, null, spec.resultShape(), expiresAt, now);
     return value;
   }
 

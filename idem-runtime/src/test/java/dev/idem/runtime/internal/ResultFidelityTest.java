@@ -143,7 +143,7 @@ class ResultFidelityTest {
   @SuppressWarnings("unchecked")
   private <T> T roundTrip(CommandSpec<T> spec, T value) {
     String json = codec.write(spec, value);
-    return (T) codec.replay(spec, "k-1", new CompletedRecord("fp", json, null, spec.resultShape(), 0));
+    return (T) codec.replay(spec, "k-1", new CompletedRecord("fp", json, null, spec.resultShape(), 0, 0));
   }
 
   @Test
@@ -181,7 +181,7 @@ class ResultFidelityTest {
     assertEquals("{\"value\":9.90,\"currency\":\"EUR\"}", json);
     // Without the creator, the names v and c are not properties: refused, not defaulted.
     assertThrows(IdempotencyResultShapeException.class,
-        () -> codec.replay(plain, "k-1", new CompletedRecord("fp", json, null, plain.resultShape(), 0)));
+        () -> codec.replay(plain, "k-1", new CompletedRecord("fp", json, null, plain.resultShape(), 0, 0)));
     CommandSpec<Price> named = spec(ResultType.of(Price.class)
         .withCreator(Price.class, new String[] {"value", "currency"}, BigDecimal.class, String.class));
     Price price = roundTrip(named, new Price(new BigDecimal("9.90"), "EUR"));
@@ -225,11 +225,11 @@ class ResultFidelityTest {
     CommandSpec<Shape> shape = spec(ResultType.of(Shape.class).withSubtypes(Shape.class, Circle.class, Square.class));
     String tampered = "{\"@type\":\"" + Triangle.class.getName() + "\",\"a\":1,\"b\":1,\"c\":1}";
     IdempotencyResultShapeException e = assertThrows(IdempotencyResultShapeException.class,
-        () -> codec.replay(shape, "k-1", new CompletedRecord("fp", tampered, null, shape.resultShape(), 0)));
+        () -> codec.replay(shape, "k-1", new CompletedRecord("fp", tampered, null, shape.resultShape(), 0, 0)));
     assertTrue(e.getMessage().contains("Fidelity.result key 'k-1'"), e.getMessage());
     String gadget = "{\"@type\":\"java.util.concurrent.ThreadPoolExecutor\"}";
     assertThrows(IdempotencyResultShapeException.class,
-        () -> codec.replay(shape, "k-1", new CompletedRecord("fp", gadget, null, shape.resultShape(), 0)));
+        () -> codec.replay(shape, "k-1", new CompletedRecord("fp", gadget, null, shape.resultShape(), 0, 0)));
     assertThrows(IllegalArgumentException.class,
         () -> ResultType.of(Shape.class).withSubtypes(Shape.class, Polygon.class));
   }
@@ -239,11 +239,11 @@ class ResultFidelityTest {
     CommandSpec<Receipt> spec = spec(ResultType.of(Receipt.class));
     String renamed = "{\"paymentId\":\"p-1\",\"amount\":500}";
     IdempotencyResultShapeException e = assertThrows(IdempotencyResultShapeException.class,
-        () -> codec.replay(spec, "k-1", new CompletedRecord("fp", renamed, null, null, 0)));
+        () -> codec.replay(spec, "k-1", new CompletedRecord("fp", renamed, null, null, 0, 0)));
     assertTrue(e.getMessage().contains("amount"), e.getMessage());
     String missing = "{\"paymentId\":\"p-1\"}";
     assertThrows(IdempotencyResultShapeException.class,
-        () -> codec.replay(spec, "k-1", new CompletedRecord("fp", missing, null, null, 0)));
+        () -> codec.replay(spec, "k-1", new CompletedRecord("fp", missing, null, null, 0, 0)));
   }
 
   @Test
@@ -252,14 +252,14 @@ class ResultFidelityTest {
         .keyParts("id").resultShape("0123456789abcdef").build();
     String json = "{\"paymentId\":\"p-1\",\"amountCents\":500}";
     IdempotencyResultShapeException e = assertThrows(IdempotencyResultShapeException.class,
-        () -> codec.replay(now, "k-1", new CompletedRecord("fp", json, null, "fedcba9876543210", 0)));
+        () -> codec.replay(now, "k-1", new CompletedRecord("fp", json, null, "fedcba9876543210", 0, 0)));
     assertTrue(e.getMessage().contains("Fidelity.result key 'k-1'") && e.getMessage().contains("fedcba9876543210")
         && e.getMessage().contains("0123456789abcdef"), e.getMessage());
     assertEquals("k-1", e.key());
     // Records stored before shapes existed, or by code without a computed shape for the same type, still replay.
-    assertEquals(new Receipt("p-1", 500), codec.replay(now, "k-1", new CompletedRecord("fp", json, null, null, 0)));
+    assertEquals(new Receipt("p-1", 500), codec.replay(now, "k-1", new CompletedRecord("fp", json, null, null, 0, 0)));
     assertEquals(new Receipt("p-1", 500), codec.replay(now, "k-1", new CompletedRecord("fp", json, null,
-        CommandSpec.defaultResultShape(now.resultType()), 0)));
+        CommandSpec.defaultResultShape(now.resultType()), 0, 0)));
   }
 
   @Test
@@ -269,12 +269,12 @@ class ResultFidelityTest {
     assertNull(roundTrip(receipt, null));
     for (CommandSpec<?> spec : List.of(receipt, spec(ResultType.of(int.class)), spec(ResultType.of(String.class)))) {
       IdempotencyBrokenRecordException e = assertThrows(IdempotencyBrokenRecordException.class,
-          () -> codec.replay(spec, "k-1", new CompletedRecord("fp", null, null, spec.resultShape(), 0)));
+          () -> codec.replay(spec, "k-1", new CompletedRecord("fp", null, null, spec.resultShape(), 0, 0)));
       assertTrue(e.getMessage().contains("SQL NULL"), e.getMessage());
     }
     CommandSpec<Integer> primitive = spec(ResultType.of(int.class));
     assertThrows(IdempotencyResultShapeException.class,
-        () -> codec.replay(primitive, "k-1", new CompletedRecord("fp", "null", null, primitive.resultShape(), 0)));
+        () -> codec.replay(primitive, "k-1", new CompletedRecord("fp", "null", null, primitive.resultShape(), 0, 0)));
     assertEquals(7, roundTrip(primitive, 7));
   }
 
@@ -296,11 +296,11 @@ class ResultFidelityTest {
     CommandSpec<String> text = spec(ResultType.of(String.class));
     String big = "y".repeat(20_000_001); // over Jackson's default string limit of 20,000,000
     String json = large.write(text, big);
-    assertEquals(big, large.replay(text, "k-1", new CompletedRecord("fp", json, null, text.resultShape(), 0)));
+    assertEquals(big, large.replay(text, "k-1", new CompletedRecord("fp", json, null, text.resultShape(), 0, 0)));
     CommandSpec<java.math.BigInteger> number = spec(ResultType.of(java.math.BigInteger.class));
     java.math.BigInteger huge = java.math.BigInteger.TEN.pow(1500); // over Jackson's default 1000 digits
     assertEquals(huge, large.replay(number, "k-1",
-        new CompletedRecord("fp", large.write(number, huge), null, number.resultShape(), 0)));
+        new CompletedRecord("fp", large.write(number, huge), null, number.resultShape(), 0, 0)));
     assertTrue(Objects.nonNull(huge));
   }
 }

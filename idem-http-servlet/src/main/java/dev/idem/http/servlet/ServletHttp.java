@@ -1,0 +1,55 @@
+package dev.idem.http.servlet;
+
+import dev.idem.http.HttpReply;
+import dev.idem.http.HttpRequestView;
+import jakarta.servlet.http.HttpServletRequest;
+import jakarta.servlet.http.HttpServletResponse;
+import java.io.IOException;
+import java.util.Collections;
+import java.util.Enumeration;
+import java.util.List;
+import java.util.Map;
+
+/**
+ * Adapts Jakarta Servlet 6, inside a servlet's {@code doPost} (or a Spring MVC / JAX-RS resource running on a
+ * servlet container):
+ * <pre>{@code
+ * HttpReply reply = requests.handle(ServletHttp.request(request), request.getUserPrincipal().getName(),
+ *     (client, key) -> payments.create(client, key, newPayment), payment -> HttpReply.json(201, json(payment)));
+ * ServletHttp.send(response, reply);
+ * }</pre>
+ */
+public final class ServletHttp {
+
+  private ServletHttp() {}
+
+  /**
+   * @param request the servlet request
+   * @return a view of its headers
+   */
+  public static HttpRequestView request(HttpServletRequest request) {
+    return name -> {
+      Enumeration<String> values = request.getHeaders(name); // containers match names case-insensitively
+      return values == null ? List.of() : Collections.list(values);
+    };
+  }
+
+  /**
+   * Writes the reply to the response; the container commits it when the servlet returns.
+   *
+   * @param response the servlet response, not yet committed
+   * @param reply the reply
+   * @throws IOException if the client went away
+   */
+  public static void send(HttpServletResponse response, HttpReply reply) throws IOException {
+    response.setStatus(reply.status());
+    for (Map.Entry<String, String> header : reply.headers().entrySet()) {
+      response.setHeader(header.getKey(), header.getValue());
+    }
+    byte[] body = reply.body();
+    response.setContentLength(body.length);
+    if (body.length > 0) {
+      response.getOutputStream().write(body);
+    }
+  }
+}
