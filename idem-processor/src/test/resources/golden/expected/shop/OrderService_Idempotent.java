@@ -152,6 +152,8 @@ public final class OrderService_Idempotent implements OrderService {
           .retention(Duration.parse("P1D"))
           .keyParts("requestId")
           .payload("amountCents")
+          .resultShape("2efbb478ff372f97")
+          .declaredBy("shop.OrderService#authorize")
           .build();
 
   private static final Object[] NO_PAYLOAD = {};
