@@ -17,6 +17,7 @@ import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
 import javax.lang.model.element.Modifier;
+import javax.lang.model.element.TypeElement;
 import javax.lang.model.type.TypeKind;
 import javax.lang.model.type.TypeMirror;
 import javax.lang.model.util.Types;
@@ -45,8 +46,11 @@ final class CommandSpecWriter {
   }
 
   private FieldSpec spec(CommandMethod command, String name, TypeMirror storedResult) {
+    boolean storesResult = storedResult.getKind() != TypeKind.VOID;
+    CodecTypeReader.Shape shape = storesResult ? command.resultShape() : CodecTypeReader.VOID;
     CodeBlock.Builder initializer = CodeBlock.builder()
-        .add("$Z$T.builder($S, $L)\n", COMMAND_SPEC, command.scope(), resultTypeToken(storedResult))
+        .add("$Z$T.builder($S, $L)\n", COMMAND_SPEC, command.scope(),
+            withCodecHints(resultTypeToken(storedResult), shape))
         .indent().indent().indent().indent()
         .add(".retention($T.parse($S))\n", Duration.class, command.retention())
         .add(".keyParts($L)\n", command.keyParts().stream()
@@ -68,6 +72,11 @@ final class CommandSpecWriter {
     for (ReplayedFailure failure : command.replayOn()) {
       initializer.add(".replayOn($L)\n", replayableFailure(failure));
     }
+    if (storesResult) {
+      initializer.add(".resultShape($S)\n", shape.hash());
+    }
+    initializer.add(".declaredBy($S)\n", ((TypeElement) command.method().getEnclosingElement()).getQualifiedName()
+        + "#" + command.method().getSimpleName());
     initializer.add(".build()").unindent().unindent().unindent().unindent();
     return FieldSpec.builder(ParameterizedTypeName.get(COMMAND_SPEC, resultTypeName(storedResult)), name,
             Modifier.PRIVATE, Modifier.STATIC, Modifier.FINAL)
@@ -103,6 +112,32 @@ final class CommandSpecWriter {
       block.add(",\n$L", CodeBlock.join(argumentTypes, ", "));
     }
     return block.add(")").unindent().unindent().build();
+  }
+
+  /**
+   * The result type token with what the codec cannot learn from the type at run time: the permitted subtypes of
+   * each sealed type it reaches, and the property names of constructors it must call (known here from the source,
+   * absent from class files compiled without {@code -parameters}).
+   */
+  private CodeBlock withCodecHints(CodeBlock token, CodecTypeReader.Shape shape) {
+    if (shape.families().isEmpty() && shape.creators().isEmpty()) {
+      return token;
+    }
+    CodeBlock.Builder block = CodeBlock.builder().add("$L", token).indent().indent().indent().indent();
+    for (CodecTypeReader.SealedFamily family : shape.families()) {
+      block.add("\n.withSubtypes($T.class, $L)", ClassName.get(family.type()), family.subtypes().stream()
+          .map(subtype -> CodeBlock.of("$T.class", ClassName.get(subtype)))
+          .collect(CodeBlock.joining(", ")));
+    }
+    for (CodecTypeReader.Creator creator : shape.creators()) {
+      block.add("\n.withCreator($T.class, new String[] {$L}, $L)", ClassName.get(creator.type()),
+          creator.propertyNames().stream().map(property -> CodeBlock.of("$S", property))
+              .collect(CodeBlock.joining(", ")),
+          creator.parameterTypes().stream()
+              .map(parameter -> CodeBlock.of("$T.class", TypeName.get(types.erasure(parameter))))
+              .collect(CodeBlock.joining(", ")));
+    }
+    return block.unindent().unindent().unindent().unindent().build();
   }
 
   /** {@code Receipt} for Receipt, {@code Integer} for int, {@code Void} for void. */

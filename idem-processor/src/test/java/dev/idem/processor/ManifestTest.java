@@ -80,5 +80,17 @@ class ManifestTest {
         + "balanceCents:long,owner:java.lang.String}>\"");
     assertThat(json).contains("\"resultShape\": \"com.example.fidelity.Shapes.Node{children:List<"
         + "com.example.fidelity.Shapes.Node>,name:java.lang.String}\"");
+    // What the runtime cannot learn from the classes travels in the result type token, and the spec carries the
+    // shape's hash (compiled against the real runtime above, so these calls exist).
+    String generated = Compilations.contentOf(
+        compilation.generatedSourceFile("com.example.fidelity.Shapes_Idempotent").orElseThrow());
+    assertThat(generated).containsMatch("ResultType\\.of\\(Shapes\\.Figure\\.class\\)\\s+"
+        + "\\.withSubtypes\\(Shapes\\.Figure\\.class, Shapes\\.Circle\\.class, Shapes\\.Square\\.class\\)\\)");
+    assertThat(generated).contains(".withCreator(Shapes.Money.class, new String[] {\"amountCents\", \"currency\"},"
+        + " long.class, Shapes.Currency.class))");
+    assertThat(generated).contains(".resultShape(\"" + CodecTypeReader.hash("sealed com.example.fidelity.Shapes.Figure["
+        + "com.example.fidelity.Shapes.Circle{radius:double}|com.example.fidelity.Shapes.Square{side:double}]")
+        + "\")");
+    assertThat(generated).contains(".declaredBy(\"com.example.fidelity.Shapes#draw\")");
   }
 }

@@ -40,6 +40,8 @@ public final class OrderService_Idempotent implements OrderService {
           .retention(Duration.parse("P1D"))
           .keyParts("requestId")
           .payload("order")
+          .resultShape("2efbb478ff372f97")
+          .declaredBy("shop.OrderService#placeOrder")
           .build();
 
   private static final CommandSpec<Boolean> RESERVE_STOCK =
@@ -47,6 +49,8 @@ public final class OrderService_Idempotent implements OrderService {
           .retention(Duration.parse("PT15M"))
           .keyParts("warehouseId", "line")
           .payload("sku")
+          .resultShape("bf84d3d60e93cc95")
+          .declaredBy("shop.OrderService#reserveStock")
           .build();
 
   private static final CommandSpec<List<Receipt>> SETTLE =
@@ -54,6 +58,8 @@ public final class OrderService_Idempotent implements OrderService {
           .retention(Duration.parse("P30D"))
           .keyParts("message.header.messageId")
           .payload("message")
+          .resultShape("f79d073f683ed5af")
+          .declaredBy("shop.OrderService#settle")
           .build();
 
   private static final CommandSpec<Optional<Receipt>> REFUND =
@@ -61,6 +67,8 @@ public final class OrderService_Idempotent implements OrderService {
           .retention(Duration.parse("P1D"))
           .keyParts("refund.refundId")
           .payload("refund")
+          .resultShape("ba85166542c9b0be")
+          .declaredBy("shop.OrderService#refund")
           .build();
 
   private static final CommandSpec<Void> CANCEL =
@@ -68,12 +76,15 @@ public final class OrderService_Idempotent implements OrderService {
           .retention(Duration.parse("P1D"))
           .keyParts("orderId")
           .payload("reasons")
+          .declaredBy("shop.OrderService#cancel")
           .build();
 
   private static final CommandSpec<byte[]> CANCEL_2 =
       CommandSpec.builder("orders.cancel-unpaid", ResultType.of(byte[].class))
           .retention(Duration.parse("P1D"))
           .keyParts("orderId")
+          .resultShape("c5d3dbfc94759ad2")
+          .declaredBy("shop.OrderService#cancel")
           .build();
 
   private static final CommandSpec<Map<String, Integer>> REBUILD_INDEX =
@@ -81,6 +92,8 @@ public final class OrderService_Idempotent implements OrderService {
           .retention(Duration.parse("P1D"))
           .keyParts("jobId")
           .payload("runtime", "delegate")
+          .resultShape("cfb582dfb8c8c37b")
+          .declaredBy("shop.OrderService#rebuildIndex")
           .build();
 
   private static final CommandSpec<Void> ON_ORDERS_PAID =
@@ -88,6 +101,7 @@ public final class OrderService_Idempotent implements OrderService {
           .retention(Duration.parse("P7D"))
           .keyParts("batch.header.messageId", "group")
           .payload("batch")
+          .declaredBy("shop.OrderService#onOrdersPaid")
           .build();
 
   private static final CommandSpec<Void> SETTLE_ALL =
@@ -95,6 +109,7 @@ public final class OrderService_Idempotent implements OrderService {
           .retention(Duration.parse("P1D"))
           .keyParts("message.orderId", "group")
           .payload("message", "firstSeen")
+          .declaredBy("shop.OrderService#settleAll")
           .build();
 
   private static final CommandSpec<Receipt> CAPTURE =
@@ -110,6 +125,8 @@ public final class OrderService_Idempotent implements OrderService {
               e -> new Object[] {e.getMessage(), e.declineCode()},
               arguments -> new PaymentDeclinedException((String) arguments[0], (String) arguments[1]),
               String.class, String.class))
+          .resultShape("2efbb478ff372f97")
+          .declaredBy("shop.OrderService#capture")
           .build();
 
   private static final CommandSpec<Void> SHIP =
@@ -127,6 +144,7 @@ public final class OrderService_Idempotent implements OrderService {
               e -> new Object[] {e.getMessage(), e.declineCode()},
               arguments -> new PaymentDeclinedException((String) arguments[0], (String) arguments[1]),
               String.class, String.class))
+          .declaredBy("shop.OrderService#ship")
           .build();
 
   private static final CommandSpec<Receipt> AUTHORIZE =
@@ -134,6 +152,8 @@ public final class OrderService_Idempotent implements OrderService {
           .retention(Duration.parse("P1D"))
           .keyParts("requestId")
           .payload("amountCents")
+          .resultShape("2efbb478ff372f97")
+          .declaredBy("shop.OrderService#authorize")
           .build();
 
   private static final Object[] NO_PAYLOAD = {};

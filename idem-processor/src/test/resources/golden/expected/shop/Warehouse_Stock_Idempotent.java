@@ -31,6 +31,8 @@ public final class Warehouse_Stock_Idempotent implements Warehouse.Stock {
           .retention(Duration.parse("P1D"))
           .keyParts("shipment.id")
           .payload("shipment", "quantity")
+          .resultShape("6da88c34ba124c41")
+          .declaredBy("shop.Warehouse.Stock#restock")
           .build();
 
   private final Warehouse.Stock delegate;
