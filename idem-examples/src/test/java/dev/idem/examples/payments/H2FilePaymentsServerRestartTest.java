@@ -24,7 +24,8 @@ class H2FilePaymentsServerRestartTest extends PaymentsServerRestartTest {
     if (directory == null) {
       directory = Files.createTempDirectory("idem-payments-restart");
     }
-    return List.of("-Djdbc.url=jdbc:h2:file:" + directory.resolve("payments").toAbsolutePath());
+    // WRITE_DELAY=0: H2 otherwise writes commits to the file up to 500 ms later, and a SIGKILL loses them.
+    return List.of("-Djdbc.url=jdbc:h2:file:" + directory.resolve("payments").toAbsolutePath() + ";WRITE_DELAY=0");
   }
 
   @AfterAll
