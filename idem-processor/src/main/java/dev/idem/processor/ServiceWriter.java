@@ -12,15 +12,18 @@ import com.palantir.javapoet.ParameterSpec;
 import com.palantir.javapoet.TypeName;
 import com.palantir.javapoet.TypeSpec;
 import dev.idem.processor.CommandMethod.KeyPart;
+import dev.idem.processor.CommandMethod.ReplayedFailure;
 import java.lang.annotation.Documented;
 import java.lang.annotation.ElementType;
 import java.lang.annotation.Retention;
 import java.lang.annotation.RetentionPolicy;
 import java.lang.annotation.Target;
 import java.util.ArrayList;
+import java.util.HashMap;
 import java.util.HashSet;
 import java.util.List;
 import java.util.Locale;
+import java.util.Map;
 import java.util.Objects;
 import java.util.Set;
 import java.util.stream.Collectors;
@@ -30,6 +33,7 @@ import javax.lang.model.element.Element;
 import javax.lang.model.element.ExecutableElement;
 import javax.lang.model.element.Modifier;
 import javax.lang.model.element.VariableElement;
+import javax.lang.model.type.DeclaredType;
 import javax.lang.model.type.TypeKind;
 import javax.lang.model.util.Elements;
 import javax.lang.model.util.Types;
@@ -105,12 +109,28 @@ final class ServiceWriter extends SourceFileGenerator<ServiceModel> {
       method.method().getParameters().forEach(parameter -> constantNames.add(parameter.getSimpleName().toString()));
     }
     String noPayload = uniqueName(NO_PAYLOAD, constantNames);
+    // One constant per replayed exception type, declared before the specs that share it (static initialization
+    // runs in textual order).
+    Map<String, String> failures = new HashMap<>();
+    for (MethodModel method : model.methods()) {
+      if (method instanceof CommandMethod command) {
+        for (ReplayedFailure failure : command.replayOn()) {
+          String key = CommandSpecWriter.failureKey(failure);
+          if (!failures.containsKey(key)) {
+            String name = uniqueName(constantName(
+                ((DeclaredType) failure.type()).asElement().getSimpleName().toString()), constantNames);
+            failures.put(key, name);
+            type.addField(specs.replayableFailure(failure, name));
+          }
+        }
+      }
+    }
     boolean needsNoPayload = false;
     List<MethodSpec> methods = new ArrayList<>();
     for (MethodModel method : model.methods()) {
       if (method instanceof CommandMethod command) {
         String specName = uniqueName(constantName(command.method()), constantNames);
-        type.addField(specs.commandSpec(command, specName));
+        type.addField(specs.commandSpec(command, specName, failures));
         needsNoPayload |= command.payloadParameters().isEmpty();
         methods.add(commandMethod(model, command, specName, noPayload));
       } else if (method instanceof BatchMethod batch) {
@@ -210,9 +230,13 @@ final class ServiceWriter extends SourceFileGenerator<ServiceModel> {
         : CodeBlock.of("() -> $L", call);
 
     // A method returning IdempotentResult<T> stores T and gets a wrapper with the replay signal on every call.
+    // The stored type as the type witness: javac then attributes the lambda once, against CommandBody<T>, instead of
+    // inferring T from the spec and the lambda together.
     String executeMethod = command.returnsOutcome() ? "executeWithOutcome" : "execute";
-    CodeBlock execute = CodeBlock.of("$N.$N($N,\nnew Object[] {$L},\n$L,\n$L)", runtime, executeMethod, specName,
-        CodeBlock.join(keyValues, ", "), payload, body);
+    TypeName stored = command.storedType().getKind() == TypeKind.VOID ? ClassName.get(Void.class)
+        : TypeName.get(command.storedType()).box();
+    CodeBlock execute = CodeBlock.of("$N.<$T>$N($N,\nnew Object[] {$L},\n$L,\n$L)", runtime, stored, executeMethod,
+        specName, CodeBlock.join(keyValues, ", "), payload, body);
     if (command.returnType().getKind() == TypeKind.VOID) {
       method.addStatement("$L", execute);
     } else {
@@ -249,7 +273,12 @@ final class ServiceWriter extends SourceFileGenerator<ServiceModel> {
 
   /** {@code createOrder} → {@code CREATE_ORDER}. */
   private static String constantName(ExecutableElement method) {
-    return method.getSimpleName().toString().replaceAll("([a-z0-9])([A-Z])", "$1_$2").toUpperCase(Locale.ROOT);
+    return constantName(method.getSimpleName().toString());
+  }
+
+  /** {@code CardDeclinedException} → {@code CARD_DECLINED_EXCEPTION}. */
+  private static String constantName(String name) {
+    return name.replaceAll("([a-z0-9])([A-Z])", "$1_$2").toUpperCase(Locale.ROOT);
   }
 
   /** {@code name}, or {@code name_2}, {@code name_3}... (overloads, parameters) if taken; taken from then on. */
