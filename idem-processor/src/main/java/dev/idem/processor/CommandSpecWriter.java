@@ -33,7 +33,7 @@ import javax.lang.model.util.Types;
  * <pre>{@code
  * private static final CommandSpec<Receipt> PLACE_ORDER =
  *     CommandSpec.<Receipt>transactional("shop.placeOrder",
- *         ResultType.of(Receipt.class),
+ *         ResultType.<Receipt>of(Receipt.class),
  *         "2efbb478ff372f97", 86_400_000L, // followed by a comment: retention P1D
  *         new String[] {"requestId"}, new String[] {"order"},
  *         "shop.OrderService#placeOrder");
@@ -200,7 +200,8 @@ final class CommandSpecWriter {
     }
     TypeName name = resultTypeName(returnType);
     if (name instanceof ClassName || (name instanceof ArrayTypeName array && isRaw(array))) {
-      return CodeBlock.of("$T.of($T.class)", RESULT_TYPE, name);
+      // The witness makes the argument a standalone expression: nothing for javac to attribute speculatively.
+      return CodeBlock.of("$T.<$T>of($T.class)", RESULT_TYPE, name, name);
     }
     if (describable(returnType)) {
       if (returnType.getKind() == TypeKind.ARRAY) {

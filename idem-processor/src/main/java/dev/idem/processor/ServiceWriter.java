@@ -1,5 +1,6 @@
 package dev.idem.processor;
 
+import static dev.idem.processor.RuntimeNames.COMMAND_BODY;
 import static dev.idem.processor.RuntimeNames.IDEM_ENGINE;
 import static dev.idem.processor.RuntimeNames.IDEM_RUNTIME;
 
@@ -9,6 +10,7 @@ import com.palantir.javapoet.CodeBlock;
 import com.palantir.javapoet.FieldSpec;
 import com.palantir.javapoet.MethodSpec;
 import com.palantir.javapoet.ParameterSpec;
+import com.palantir.javapoet.ParameterizedTypeName;
 import com.palantir.javapoet.TypeName;
 import com.palantir.javapoet.TypeSpec;
 import dev.idem.processor.CommandMethod.KeyPart;
@@ -225,19 +227,22 @@ final class ServiceWriter extends SourceFileGenerator<ServiceModel> {
         ? CodeBlock.of("$N", noPayload)
         : CodeBlock.of("new Object[] {$L}", String.join(", ", command.payloadParameters()));
     CodeBlock call = CodeBlock.of("$N.$N($L)", delegate, command.method().getSimpleName(), arguments(command));
-    CodeBlock body = command.returnType().getKind() == TypeKind.VOID
-        ? CodeBlock.of("() -> {\n$>$L;\nreturn null;\n$<}", call)
-        : CodeBlock.of("() -> $L", call);
+    boolean isVoid = command.returnType().getKind() == TypeKind.VOID;
 
     // A method returning IdempotentResult<T> stores T and gets a wrapper with the replay signal on every call.
-    // The stored type as the type witness: javac then attributes the lambda once, against CommandBody<T>, instead of
-    // inferring T from the spec and the lambda together.
+    // The body in a local of its type and the stored type as the type witness: javac attributes the lambda once, in
+    // an assignment, and the call has no poly expression to attribute speculatively nor a type to infer.
     String executeMethod = command.returnsOutcome() ? "executeWithOutcome" : "execute";
     TypeName stored = command.storedType().getKind() == TypeKind.VOID ? ClassName.get(Void.class)
         : TypeName.get(command.storedType()).box();
-    CodeBlock execute = CodeBlock.of("$N.<$T>$N($N,\nnew Object[] {$L},\n$L,\n$L)", runtime, stored, executeMethod,
-        specName, CodeBlock.join(keyValues, ", "), payload, body);
-    if (command.returnType().getKind() == TypeKind.VOID) {
+    String bodyName = LocalNames.unique("body", names);
+    TypeName bodyType = ParameterizedTypeName.get(COMMAND_BODY,
+        command.returnsOutcome() ? TypeName.get(command.returnType()) : stored);
+    method.addCode(isVoid ? "$T $N = () -> {\n$>$L;\nreturn null;\n$<};\n" : "$T $N = () -> $L;\n", bodyType,
+        bodyName, call);
+    CodeBlock execute = CodeBlock.of("$N.<$T>$N($N,\nnew Object[] {$L},\n$L,\n$N)", runtime, stored, executeMethod,
+        specName, CodeBlock.join(keyValues, ", "), payload, bodyName);
+    if (isVoid) {
       method.addStatement("$L", execute);
     } else {
       method.addStatement("return $L", execute);

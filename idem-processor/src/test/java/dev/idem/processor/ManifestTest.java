@@ -84,7 +84,7 @@ class ManifestTest {
     // shape's hash (compiled against the real runtime above, so these calls exist).
     String generated = Compilations.contentOf(
         compilation.generatedSourceFile("com.example.fidelity.Shapes_Idempotent").orElseThrow());
-    assertThat(generated).containsMatch("ResultType\\.of\\(Shapes\\.Figure\\.class\\)\\s+"
+    assertThat(generated).containsMatch("ResultType\\.<Shapes\\.Figure>of\\(Shapes\\.Figure\\.class\\)\\s+"
         + "\\.withSubtypes\\(Shapes\\.Figure\\.class, Shapes\\.Circle\\.class, Shapes\\.Square\\.class\\),");
     assertThat(generated).contains(".withCreator(Shapes.Money.class, new String[] {\"amountCents\", \"currency\"},"
         + " long.class, Shapes.Currency.class),");

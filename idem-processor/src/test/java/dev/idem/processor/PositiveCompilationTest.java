@@ -65,13 +65,13 @@ class PositiveCompilationTest {
     assertThat(payments).contains("ResultType.<List<Payments.Payment>>parameterized(List.class, Payments.Payment.class)");
     assertThat(payments).contains("CommandSpec<Payments.Payment> CAPTURE =");
     assertThat(payments).contains("CommandSpec<Void> CANCEL =");
-    assertThat(payments).contains("ResultType.of(byte[].class)");
+    assertThat(payments).contains("ResultType.<byte[]>of(byte[].class)");
     assertThat(payments).doesNotContain("ResultType<IdempotentResult");
     assertThat(payments).contains("public IdempotentResult<List<Payments.Payment>> split(");
     assertThat(payments).contains("return idem.<List<Payments.Payment>>executeWithOutcome(SPLIT,");
     assertThat(payments).contains("return idem.<Payments.Payment>executeWithOutcome(CAPTURE,");
     assertThat(payments).contains("return idem.<Void>executeWithOutcome(CANCEL,");
-    assertThat(payments).contains("() -> delegate.capture(paymentId, amountCents));");
+    assertThat(payments).contains("() -> delegate.capture(paymentId, amountCents);");
   }
 
   @Test

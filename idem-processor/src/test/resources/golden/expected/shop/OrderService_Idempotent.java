@@ -3,6 +3,7 @@ package shop;
 import dev.idem.InFlight;
 import dev.idem.runtime.IdemRuntime;
 import dev.idem.runtime.IdempotentResult;
+import dev.idem.runtime.internal.CommandBody;
 import dev.idem.runtime.internal.CommandSpec;
 import dev.idem.runtime.internal.IdemEngine;
 import dev.idem.runtime.internal.ReplayableFailure;
@@ -48,14 +49,14 @@ public final class OrderService_Idempotent implements OrderService {
 
   private static final CommandSpec<Receipt> PLACE_ORDER =
       CommandSpec.<Receipt>transactional("shop.OrderService.placeOrder",
-          ResultType.of(Receipt.class),
+          ResultType.<Receipt>of(Receipt.class),
           "2efbb478ff372f97", 86_400_000L /* retention P1D */,
           new String[] {"requestId"}, new String[] {"order"},
           "shop.OrderService#placeOrder");
 
   private static final CommandSpec<Boolean> RESERVE_STOCK =
       CommandSpec.<Boolean>transactional("orders.reserve",
-          ResultType.of(Boolean.class),
+          ResultType.<Boolean>of(Boolean.class),
           "bf84d3d60e93cc95", 900_000L /* retention PT15M */,
           new String[] {"warehouseId", "line"}, new String[] {"sku"},
           "shop.OrderService#reserveStock");
@@ -83,7 +84,7 @@ public final class OrderService_Idempotent implements OrderService {
 
   private static final CommandSpec<byte[]> CANCEL_2 =
       CommandSpec.<byte[]>transactional("orders.cancel-unpaid",
-          ResultType.of(byte[].class),
+          ResultType.<byte[]>of(byte[].class),
           "c5d3dbfc94759ad2", 86_400_000L /* retention P1D */,
           new String[] {"orderId"}, new String[] {},
           "shop.OrderService#cancel");
@@ -111,7 +112,7 @@ public final class OrderService_Idempotent implements OrderService {
 
   private static final CommandSpec<Receipt> CAPTURE =
       CommandSpec.<Receipt>claim("shop.OrderService.capture",
-          ResultType.of(Receipt.class),
+          ResultType.<Receipt>of(Receipt.class),
           "2efbb478ff372f97", 86_400_000L /* retention P1D */,
           new String[] {"paymentId"}, new String[] {"amountCents"},
           "shop.OrderService#capture",
@@ -130,7 +131,7 @@ public final class OrderService_Idempotent implements OrderService {
 
   private static final CommandSpec<Receipt> AUTHORIZE =
       CommandSpec.<Receipt>transactional("orders.authorize",
-          ResultType.of(Receipt.class),
+          ResultType.<Receipt>of(Receipt.class),
           "2efbb478ff372f97", 86_400_000L /* retention P1D */,
           new String[] {"requestId"}, new String[] {"amountCents"},
           "shop.OrderService#authorize");
@@ -150,62 +151,69 @@ public final class OrderService_Idempotent implements OrderService {
 
   @Override
   public Receipt placeOrder(String requestId, PlaceOrder order) {
+    CommandBody<Receipt> body = () -> delegate.placeOrder(requestId, order);
     return idem.<Receipt>execute(PLACE_ORDER,
         new Object[] {requestId},
         new Object[] {order},
-        () -> delegate.placeOrder(requestId, order));
+        body);
   }
 
   @Override
   public boolean reserveStock(UUID warehouseId, int line, String sku) {
+    CommandBody<Boolean> body = () -> delegate.reserveStock(warehouseId, line, sku);
     return idem.<Boolean>execute(RESERVE_STOCK,
         new Object[] {warehouseId, line},
         new Object[] {sku},
-        () -> delegate.reserveStock(warehouseId, line, sku));
+        body);
   }
 
   @Override
   public List<Receipt> settle(OrderPaid message) throws PaymentDeclinedException {
     var messageHeader = message == null ? null : message.header();
+    CommandBody<List<Receipt>> body = () -> delegate.settle(message);
     return idem.<List<Receipt>>execute(SETTLE,
         new Object[] {messageHeader == null ? null : messageHeader.messageId()},
         new Object[] {message},
-        () -> delegate.settle(message));
+        body);
   }
 
   @Override
   public Optional<Receipt> refund(LegacyRefund refund) {
+    CommandBody<Optional<Receipt>> body = () -> delegate.refund(refund);
     return idem.<Optional<Receipt>>execute(REFUND,
         new Object[] {refund == null ? null : refund.getRefundId()},
         new Object[] {refund},
-        () -> delegate.refund(refund));
+        body);
   }
 
   @Override
   public void cancel(String orderId, String... reasons) {
+    CommandBody<Void> body = () -> {
+      delegate.cancel(orderId, reasons);
+      return null;
+    };
     idem.<Void>execute(CANCEL,
         new Object[] {orderId},
         new Object[] {reasons},
-        () -> {
-          delegate.cancel(orderId, reasons);
-          return null;
-        });
+        body);
   }
 
   @Override
   public byte[] cancel(UUID orderId) {
+    CommandBody<byte[]> body = () -> delegate.cancel(orderId);
     return idem.<byte[]>execute(CANCEL_2,
         new Object[] {orderId},
         NO_PAYLOAD,
-        () -> delegate.cancel(orderId));
+        body);
   }
 
   @Override
   public Map<String, Integer> rebuildIndex(long jobId, Duration runtime, String delegate) {
+    CommandBody<Map<String, Integer>> body = () -> this.delegate.rebuildIndex(jobId, runtime, delegate);
     return idem.<Map<String, Integer>>execute(REBUILD_INDEX,
         new Object[] {jobId},
         new Object[] {runtime, delegate},
-        () -> this.delegate.rebuildIndex(jobId, runtime, delegate));
+        body);
   }
 
   @Override
@@ -232,29 +240,32 @@ public final class OrderService_Idempotent implements OrderService {
 
   @Override
   public Receipt capture(String paymentId, long amountCents) throws PaymentDeclinedException {
+    CommandBody<Receipt> body = () -> delegate.capture(paymentId, amountCents);
     return idem.<Receipt>execute(CAPTURE,
         new Object[] {paymentId},
         new Object[] {amountCents},
-        () -> delegate.capture(paymentId, amountCents));
+        body);
   }
 
   @Override
   public void ship(UUID shipmentId) throws PaymentDeclinedException {
+    CommandBody<Void> body = () -> {
+      delegate.ship(shipmentId);
+      return null;
+    };
     idem.<Void>execute(SHIP,
         new Object[] {shipmentId},
         NO_PAYLOAD,
-        () -> {
-          delegate.ship(shipmentId);
-          return null;
-        });
+        body);
   }
 
   @Override
   public IdempotentResult<Receipt> authorize(String requestId, long amountCents) {
+    CommandBody<IdempotentResult<Receipt>> body = () -> delegate.authorize(requestId, amountCents);
     return idem.<Receipt>executeWithOutcome(AUTHORIZE,
         new Object[] {requestId},
         new Object[] {amountCents},
-        () -> delegate.authorize(requestId, amountCents));
+        body);
   }
 
   @Override

@@ -1,6 +1,7 @@
 package shop;
 
 import dev.idem.runtime.IdemRuntime;
+import dev.idem.runtime.internal.CommandBody;
 import dev.idem.runtime.internal.CommandSpec;
 import dev.idem.runtime.internal.IdemEngine;
 import dev.idem.runtime.internal.ResultType;
@@ -27,7 +28,7 @@ import javax.annotation.processing.Generated;
 public final class Warehouse_Stock_Idempotent implements Warehouse.Stock {
   private static final CommandSpec<Integer> RESTOCK =
       CommandSpec.<Integer>transactional("warehouse.restock",
-          ResultType.of(Integer.class),
+          ResultType.<Integer>of(Integer.class),
           "6da88c34ba124c41", 86_400_000L /* retention P1D */,
           new String[] {"shipment.id"}, new String[] {"shipment", "quantity"},
           "shop.Warehouse.Stock#restock");
@@ -45,10 +46,11 @@ public final class Warehouse_Stock_Idempotent implements Warehouse.Stock {
 
   @Override
   public int restock(Warehouse.Shipment shipment, int quantity) {
+    CommandBody<Integer> body = () -> delegate.restock(shipment, quantity);
     return idem.<Integer>execute(RESTOCK,
         new Object[] {shipment == null ? null : shipment.id()},
         new Object[] {shipment, quantity},
-        () -> delegate.restock(shipment, quantity));
+        body);
   }
 
   /**
