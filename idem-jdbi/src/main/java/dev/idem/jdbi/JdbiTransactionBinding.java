@@ -10,8 +10,7 @@ import org.jdbi.v3.core.extension.HandleSupplier;
 
 /**
  * Lets idem join the transaction of a JDBI 3 {@link Handle}: a generated service called inside
- * {@code jdbi.inTransaction(handle -> service.pay(..))} (or {@code useTransaction}, or a {@code @Transaction} SQL
- * object method) records its key on the handle's connection, inside a savepoint, so that the record commits or rolls
+ * {@code jdbi.inTransaction(handle -> service.pay(..))} (or {@code useTransaction}) records its key on the handle's connection, inside a savepoint, so that the record commits or rolls
  * back with what the delegate wrote through the same {@code jdbi} (nested {@code jdbi.useHandle(..)},
  * {@code withHandle(..)} and {@code inTransaction(..)} calls on one thread share that handle).
  *
