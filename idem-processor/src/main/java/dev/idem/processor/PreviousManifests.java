@@ -88,10 +88,12 @@ final class PreviousManifests {
       Manifest.Command after = now.get(before.scope());
       if (after == null) {
         Optional<ExecutableElement> sameMethod = method(model, before.method());
+        // The method usually is still there under another name: say what keeps its records either way.
         String hint = sameMethod.isPresent()
             ? "; " + before.method() + "() is still there: set scope = \"" + before.scope() + "\" on it to keep its"
                 + " records"
-            : "";
+            : "; if " + before.method() + "() was renamed, set scope = \"" + before.scope() + "\" on the method"
+                + " that replaced it to keep its records";
         report.reportAs(severity, Message.MANIFEST_SCOPE_GONE, sameMethod.map(Element.class::cast)
             .orElse(model.type()), before.scope(), before.method(), current.service(), hint);
       } else if (!before.resultShapeHash().equals(after.resultShapeHash())) {

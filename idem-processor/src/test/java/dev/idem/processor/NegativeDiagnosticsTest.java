@@ -329,7 +329,9 @@ class NegativeDiagnosticsTest {
     assertThat(compilation).hadErrorCount(2);
     assertThat(compilation).hadErrorContaining("[IDEM-046] The previous manifest lists scope"
             + " \"com.example.manifest.Payments.pay\" (method pay of com.example.manifest.Payments), which this"
-            + " build no longer has, so records stored under it would not be seen after the deploy")
+            + " build no longer has, so records stored under it would not be seen after the deploy and retries would"
+            + " run again; if pay() was renamed, set scope = \"com.example.manifest.Payments.pay\" on the method"
+            + " that replaced it to keep its records. If it is meant to go, update the previous manifest.")
         .inFile(next).onLineContaining("public interface Payments");
     assertPointsAt(onlyError(compilation, "IDEM-046"), "interface");
     assertThat(compilation).hadErrorContaining("[IDEM-047] The result of refund (scope \"payments.refund\")"
