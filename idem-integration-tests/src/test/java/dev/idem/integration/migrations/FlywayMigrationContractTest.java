@@ -25,6 +25,7 @@ import java.util.List;
 import java.util.Locale;
 import java.util.concurrent.atomic.AtomicInteger;
 import org.flywaydb.core.Flyway;
+import org.flywaydb.core.api.FlywayException;
 import org.flywaydb.core.api.output.MigrateResult;
 import org.junit.jupiter.api.Test;
 
@@ -175,6 +176,66 @@ abstract class FlywayMigrationContractTest extends DatabaseContract {
       assertEquals("2", adopting.info().current().getVersion().getVersion());
       adopting.validate();
     }
+  }
+
+  /** Flyway on idem's migrations in a database of its own, with idem's history table and the given baseline. */
+  private Flyway flywayOn(IsolatedDatabase target, boolean baselineOnMigrate, String baselineVersion) {
+    var configuration = Flyway.configure().dataSource(target.dataSource())
+        .locations("classpath:dev/idem/runtime/flyway/" + dialectDirectory()).table("idem_schema_history");
+    if (baselineOnMigrate) {
+      configuration.baselineOnMigrate(true).baselineVersion(baselineVersion);
+    }
+    return configuration.load();
+  }
+
+  @Test
+  void aDatabaseThatHoldsTheApplicationsTablesIsMigratedWithBaselineVersionZero() {
+    // Adding idem to an application whose tables exist (README, "Migrations"): idem's history table is new, so
+    // Flyway sees a non-empty schema without history and refuses it; baselineOnMigrate with Flyway's default
+    // baseline version 1 would record V1 as done and never create idem_record; version 0 applies V1 and V2.
+    String applicationTable = "CREATE TABLE customers (id BIGINT PRIMARY KEY)";
+    try (IsolatedDatabase plain = IsolatedDatabase.open(database())) {
+      plain.execute(applicationTable);
+      FlywayException refused = assertThrows(FlywayException.class, () -> flywayOn(plain, false, null).migrate());
+      assertTrue(refused.getMessage().contains("non-empty schema"), refused.getMessage());
+    }
+    try (IsolatedDatabase defaultBaseline = IsolatedDatabase.open(database())) {
+      defaultBaseline.execute(applicationTable);
+      assertEquals(1, flywayOn(defaultBaseline, true, "1").migrate().migrationsExecuted, "only V2 ran");
+      IdemRuntime runtime = IdemRuntime.builder().dataSource(defaultBaseline.dataSource()).build();
+      assertThrows(IdempotencyStoreException.class, () -> ledgerOn(runtime).credit("r-1", 1), "no idem_record");
+    }
+    try (IsolatedDatabase adopting = IsolatedDatabase.open(database())) {
+      adopting.execute(applicationTable);
+      Flyway flyway = flywayOn(adopting, true, "0");
+      assertEquals(2, flyway.migrate().migrationsExecuted);
+      assertEquals("2", flyway.info().current().getVersion().getVersion());
+      flyway.validate();
+      IdemRuntime runtime = IdemRuntime.builder().dataSource(adopting.dataSource()).build();
+      Ledger ledger = ledgerOn(runtime);
+      assertEquals("credited 1", ledger.credit("r-1", 1));
+      runtime.clearResultCache();
+      assertEquals("credited 1", ledger.credit("r-1", 1), "replayed from the migrated table");
+    }
+  }
+
+  private static Ledger ledgerOn(IdemRuntime runtime) {
+    return new Ledger_Idempotent(new Ledger() {
+      private final AtomicInteger credits = new AtomicInteger();
+
+      @Override
+      public String credit(String requestId, long amount) {
+        if (credits.incrementAndGet() > 1) {
+          throw new AssertionError("credit ran twice for " + requestId);
+        }
+        return "credited " + amount;
+      }
+
+      @Override
+      public String notifyCustomer(String messageId, String text) {
+        return "sent " + text;
+      }
+    }, runtime);
   }
 
   @Test
