@@ -213,6 +213,13 @@ public final class FaultProxy implements AutoCloseable {
     refusing = false;
   }
 
+  /** Sets every fault counter to zero (not {@link #connectionsAccepted()}), e.g. between two tests. */
+  public void resetCounters() {
+    for (AtomicLong count : faults) {
+      count.set(0);
+    }
+  }
+
   /** @return how often the fault fired */
   public long faults(Fault fault) {
     return faults[fault.ordinal()].get();
@@ -313,8 +320,11 @@ public final class FaultProxy implements AutoCloseable {
     byte[] window = new byte[tailLength + length];
     System.arraycopy(tail, 0, window, 0, tailLength);
     System.arraycopy(buffer, 0, window, tailLength, length);
+    // A match must end in the new bytes: the tail only completes a fragment split across two reads (an earlier
+    // read that held the whole fragment was matched, or not, when it arrived).
     outer:
-    for (int start = 0; start + fragment.length <= window.length; start++) {
+    for (int start = Math.max(0, tailLength - fragment.length + 1); start + fragment.length <= window.length;
+        start++) {
       for (int i = 0; i < fragment.length; i++) {
         if (window[start + i] != fragment[i]) {
           continue outer;

@@ -162,6 +162,18 @@ abstract class FaultProxyContract {
   }
 
   @Test
+  void aFragmentSentEarlierOnTheSameConnectionDoesNotFireLater() throws SQLException {
+    try (Connection connection = throughProxy(); Statement statement = connection.createStatement()) {
+      statement.executeQuery("SELECT 'MARKER'").close();
+      proxy.loseReplyTo("MARKER");
+      statement.executeQuery("SELECT 1").close();
+      assertTrue(proxy.armed(), "only a packet holding the fragment fires it");
+      assertThrows(SQLException.class, () -> statement.executeQuery("SELECT 'MARKER'"));
+    }
+    assertEquals(1, proxy.faults(Fault.LOST_REPLY));
+  }
+
+  @Test
   void onlyProxiesTheLoopbackAddress() {
     assertThrows(IllegalArgumentException.class,
         () -> FaultProxy.inFrontOf("jdbc:postgresql://db.example.com:5432/test", 1));
