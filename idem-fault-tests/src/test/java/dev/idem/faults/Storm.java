@@ -1,0 +1,143 @@
+package dev.idem.faults;
+
+import dev.idem.faults.Ledger.Entry;
+import dev.idem.faults.RecordingLedger.BusinessWriteFailed;
+import dev.idem.runtime.IdempotencyInProgressException;
+import dev.idem.runtime.IdempotencyStoreException;
+import java.util.ArrayList;
+import java.util.Collections;
+import java.util.List;
+import java.util.Map;
+import java.util.Queue;
+import java.util.Random;
+import java.util.Set;
+import java.util.concurrent.ConcurrentHashMap;
+import java.util.concurrent.ConcurrentLinkedQueue;
+import java.util.concurrent.ExecutorService;
+import java.util.concurrent.Executors;
+import java.util.concurrent.Future;
+import java.util.concurrent.ThreadLocalRandom;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicInteger;
+import java.util.concurrent.atomic.AtomicLong;
+import java.util.function.BiFunction;
+
+/**
+ * Many threads send every key several times (duplicates race each other) while faults happen; each send is retried
+ * until it succeeds, up to a bound, as a client would. It records what every call returned and every failure it
+ * did not expect; the test then compares with the tables.
+ */
+final class Storm {
+
+  /** What the storm sends: a command of the ledger for a key and an amount. */
+  interface Command extends BiFunction<String, Long, Entry> {}
+
+  private final int threads;
+  private final int keys;
+  private final int copies;
+  private final int maxAttemptsPerSend;
+  private final String keyPrefix;
+  final AtomicLong attempts = new AtomicLong();
+  final AtomicLong expectedFailures = new AtomicLong();
+  final AtomicInteger gaveUp = new AtomicInteger();
+  /** key -> the execution numbers the calls for it returned (one, if every call got the same outcome). */
+  final Map<String, Set<Integer>> returnedExecutions = new ConcurrentHashMap<>();
+  /** Keys whose sends gave up while their record was in flight (a dead owner's claim, within its lease). */
+  final Set<String> gaveUpInFlight = ConcurrentHashMap.newKeySet();
+  final Queue<Throwable> unexpected = new ConcurrentLinkedQueue<>();
+
+  Storm(String keyPrefix, int threads, int keys, int copies, int maxAttemptsPerSend) {
+    this.keyPrefix = keyPrefix;
+    this.threads = threads;
+    this.keys = keys;
+    this.copies = copies;
+    this.maxAttemptsPerSend = maxAttemptsPerSend;
+  }
+
+  String key(int i) {
+    return keyPrefix + i;
+  }
+
+  List<String> allKeys() {
+    List<String> all = new ArrayList<>();
+    for (int i = 0; i < keys; i++) {
+      all.add(key(i));
+    }
+    return all;
+  }
+
+  int calls() {
+    return keys * copies;
+  }
+
+  /**
+   * Sends every key {@code copies} times in a seeded random order from {@code threads} threads, and waits.
+   *
+   * @param duringStorm runs on its own thread while the storm runs (e.g. cut connections, kill the server)
+   */
+  void run(Command command, long seed, long timeoutSeconds, Runnable duringStorm) throws Exception {
+    List<String> sends = new ArrayList<>();
+    for (int copy = 0; copy < copies; copy++) {
+      sends.addAll(allKeys());
+    }
+    Collections.shuffle(sends, new Random(seed));
+    ExecutorService pool = Executors.newFixedThreadPool(threads + 1);
+    try {
+      Future<?> disturber = pool.submit(duringStorm);
+      List<Future<?>> futures = new ArrayList<>();
+      for (String key : sends) {
+        futures.add(pool.submit(() -> send(command, key)));
+      }
+      long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(timeoutSeconds);
+      for (Future<?> future : futures) {
+        future.get(Math.max(1, deadline - System.nanoTime()), TimeUnit.NANOSECONDS);
+      }
+      disturber.get(Math.max(1, deadline - System.nanoTime()), TimeUnit.NANOSECONDS);
+    } finally {
+      pool.shutdownNow();
+      pool.awaitTermination(10, TimeUnit.SECONDS);
+    }
+  }
+
+  private void send(Command command, String key) {
+    long amount = key.hashCode() & 0xffff;
+    for (int attempt = 1; attempt <= maxAttemptsPerSend; attempt++) {
+      attempts.incrementAndGet();
+      try {
+        Entry entry = command.apply(key, amount);
+        if (!entry.key().equals(key) || entry.amount() != amount) {
+          unexpected.add(new AssertionError("Wrong result for " + key + ": " + entry));
+        }
+        returnedExecutions.computeIfAbsent(key, k -> ConcurrentHashMap.newKeySet()).add(entry.execution());
+        return;
+      } catch (IdempotencyInProgressException e) {
+        // A duplicate is running, or a claim whose owner died holds the key until its lease ends.
+        expectedFailures.incrementAndGet();
+        if (attempt == maxAttemptsPerSend) {
+          gaveUpInFlight.add(key);
+        }
+      } catch (IdempotencyStoreException | BusinessWriteFailed e) {
+        expectedFailures.incrementAndGet(); // a fault: retry
+      } catch (Throwable t) {
+        unexpected.add(t);
+        return;
+      }
+      pause(ThreadLocalRandom.current().nextLong(2, 2 + Math.min(50, 2L * attempt)));
+    }
+    gaveUp.incrementAndGet();
+  }
+
+  static void pause(long millis) {
+    try {
+      Thread.sleep(millis);
+    } catch (InterruptedException e) {
+      Thread.currentThread().interrupt();
+      throw new IllegalStateException(e);
+    }
+  }
+
+  /** @return keys whose calls returned more than one execution (each must be replayed, not rerun) */
+  long keysWithSeveralReturnedExecutions() {
+    return returnedExecutions.values().stream().filter(executions -> executions.size() > 1).count();
+  }
+}
