@@ -9,7 +9,6 @@ import dev.idem.runtime.internal.BatchStatements.StoredRecord;
 import java.sql.Connection;
 import java.sql.SQLException;
 import java.sql.Savepoint;
-import java.time.Clock;
 import java.util.ArrayList;
 import java.util.Collection;
 import java.util.HashSet;
@@ -39,11 +38,11 @@ final class BatchExecutor {
   private final BatchStatements statements;
   private final RecordStatements records;
   private final KeyComposer keys;
-  private final Clock clock;
+  private final DatabaseClock clock;
   private final SafeListener listener;
 
   BatchExecutor(TransactionManager transactions, RecordStatements records, SqlDialect dialect, String table,
-                KeyComposer keys, Clock clock, SafeListener listener) {
+                KeyComposer keys, DatabaseClock clock, SafeListener listener) {
     this.transactions = transactions;
     this.dialect = dialect;
     this.statements = dialect.batchStatements(table);

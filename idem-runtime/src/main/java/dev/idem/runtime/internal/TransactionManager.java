@@ -1,6 +1,7 @@
 package dev.idem.runtime.internal;
 
 import dev.idem.runtime.IdemRuntime;
+import dev.idem.runtime.IdempotencyCommitUnknownException;
 import dev.idem.runtime.IdempotencyStoreException;
 import dev.idem.runtime.TransactionalWork;
 import java.lang.System.Logger.Level;
@@ -80,7 +81,8 @@ final class TransactionManager {
         tx.connection.commit();
       } catch (SQLException e) {
         Quietly.rollback(tx.connection);
-        throw new IdempotencyStoreException("Commit failed; the transaction was rolled back", e);
+        // commit() itself failed: the database may have committed or not; never claim it rolled back.
+        throw new IdempotencyCommitUnknownException(null, null, e);
       }
     } finally {
       end(tx);

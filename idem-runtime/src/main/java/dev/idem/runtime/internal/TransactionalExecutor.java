@@ -1,6 +1,7 @@
 package dev.idem.runtime.internal;
 
 import dev.idem.runtime.IdempotencyBrokenRecordException;
+import dev.idem.runtime.IdempotencyCommitUnknownException;
 import dev.idem.runtime.IdempotencyException;
 import dev.idem.runtime.IdempotencyKeyReusedException;
 import dev.idem.runtime.IdempotencyStoreException;
@@ -8,7 +9,6 @@ import dev.idem.runtime.internal.RecordStatements.Stored;
 import java.sql.Connection;
 import java.sql.SQLException;
 import java.sql.Savepoint;
-import java.time.Clock;
 
 /**
  * Runs {@code TRANSACTIONAL} commands, whose effects are all in the database: the claim, the body's writes and the
@@ -34,12 +34,12 @@ final class TransactionalExecutor {
   private final RecordStatements records;
   private final SqlDialect dialect;
   private final ResultCodec results;
-  private final Clock clock;
+  private final DatabaseClock clock;
   private final SafeListener listener;
   private final CompletedRecordCache cache;
 
   TransactionalExecutor(TransactionManager transactions, RecordStatements records, SqlDialect dialect,
-      ResultCodec results, Clock clock, SafeListener listener, CompletedRecordCache cache) {
+      ResultCodec results, DatabaseClock clock, SafeListener listener, CompletedRecordCache cache) {
     this.transactions = transactions;
     this.records = records;
     this.dialect = dialect;
@@ -65,11 +65,11 @@ final class TransactionalExecutor {
       Transaction tx = transactions.begin();
       Object outcome;
       try {
-        outcome = attempt(tx.connection, spec, key, fingerprint, body, attempt);
+        outcome = attempt(tx.connection, spec, key, fingerprint, body, attempt, true);
         if (outcome == RETRY) {
           tx.connection.rollback();
         } else {
-          tx.connection.commit();
+          commit(tx, spec, key);
         }
       } catch (BodyFailure failure) {
         Quietly.rollback(tx.connection);
@@ -83,6 +83,8 @@ final class TransactionalExecutor {
         }
         lastTransientFailure = e;
         outcome = RETRY;
+      } catch (IdempotencyCommitUnknownException e) {
+        throw e; // nothing to roll back: the commit itself failed
       } catch (Throwable t) {
         Quietly.rollback(tx.connection);
         throw Sneaky.rethrow(t);
@@ -128,7 +130,7 @@ final class TransactionalExecutor {
       Attempt attempt = new Attempt();
       Object outcome;
       try {
-        outcome = attempt(connection, spec, key, fingerprint, body, attempt);
+        outcome = attempt(connection, spec, key, fingerprint, body, attempt, false);
       } catch (BodyFailure failure) {
         Quietly.rollback(connection, savepoint);
         throw Sneaky.rethrow(failure.getCause());
@@ -166,6 +168,19 @@ final class TransactionalExecutor {
         + "' in " + Retries.MAX_ATTEMPTS + " attempts: its record kept disappearing or changing");
   }
 
+  /**
+   * Commits an attempt's transaction. When {@code commit()} itself fails, whether it committed is unknown: the
+   * failure is never reported as a rollback (a retry replays the result if it did commit, and runs if it did not).
+   */
+  private static void commit(Transaction tx, CommandSpec<?> spec, String key) {
+    try {
+      tx.connection.commit();
+    } catch (SQLException e) {
+      Quietly.rollback(tx.connection);
+      throw new IdempotencyCommitUnknownException(spec.scope(), key, e);
+    }
+  }
+
   /** What happened in one attempt, for deciding whether a failure may be retried. */
   private static final class Attempt {
     boolean bodyStarted;
@@ -195,9 +210,10 @@ final class TransactionalExecutor {
    * @return the result to return, or {@link #RETRY} if the attempt must be repeated
    */
   private Object attempt(Connection connection, CommandSpec<?> spec, String key, String fingerprint,
-      CommandBody<?> body, Attempt attempt) throws SQLException {
+      CommandBody<?> body, Attempt attempt, boolean ownTransaction) throws SQLException {
     String scope = spec.scope();
-    long now = clock.millis();
+    // In its own transaction, this is the first statement: the database's time is the transaction's start.
+    long now = ownTransaction ? clock.millis(connection) : clock.millis();
     long expiresAt = now + spec.retentionMillis();
     // A void command's outcome is "the body returned"; unless the body can commit early, the claim says it all.
     boolean completeOnClaim = spec.resultType().isVoid() && spec.replayOn().isEmpty() && !dialect.commitsImplicitly();
@@ -227,6 +243,7 @@ final class TransactionalExecutor {
           return new Rethrow(storedFailure);
         }
       } else if (SqlDialect.PENDING.equals(stored.state())) {
+        listener.brokenRecord(scope, key);
         throw new IdempotencyBrokenRecordException(scope, key, "its claim was committed before its command finished"
             + " (the body ended idem's transaction early, e.g. by DDL, which commits implicitly on MariaDB, MySQL and"
             + " H2), so the command may be running still, or may have failed halfway");
