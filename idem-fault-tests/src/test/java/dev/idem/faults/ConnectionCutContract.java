@@ -1,13 +1,14 @@
 package dev.idem.faults;
 
 import static org.junit.jupiter.api.Assertions.assertEquals;
-import static org.junit.jupiter.api.Assertions.assertNotEquals;
+import static org.junit.jupiter.api.Assertions.assertFalse;
 import static org.junit.jupiter.api.Assertions.assertNull;
 import static org.junit.jupiter.api.Assertions.assertThrows;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import dev.idem.faults.RecordingLedger.BusinessWriteFailed;
-import dev.idem.runtime.IdempotencyException;
+import dev.idem.runtime.IdempotencyCommitUnknownException;
+import dev.idem.runtime.IdempotencyOutcomeUnknownException;
 import dev.idem.runtime.IdempotencyStoreException;
 import dev.idem.testing.FaultProxy.Fault;
 import java.util.concurrent.CountDownLatch;
@@ -50,7 +51,8 @@ abstract class ConnectionCutContract extends FaultContract {
   @Test
   void aCutInTheMiddleOfTheCommitRollsBackAndTheRetryRunsOnce() {
     proxy.cutMidStatement("COMMIT");
-    assertThrows(IdempotencyStoreException.class, () -> ledger.post("cut-commit", 3));
+    assertThrows(IdempotencyCommitUnknownException.class, () -> ledger.post("cut-commit", 3),
+        "the caller cannot know whether the COMMIT arrived");
     assertEquals(1, proxy.faults(Fault.CUT_MID_STATEMENT));
     assertNull(state(POST, "cut-commit"), "the server never got the whole COMMIT");
     assertEquals(0, businessRows("cut-commit"));
@@ -104,14 +106,38 @@ abstract class ConnectionCutContract extends FaultContract {
   @Test
   void claimModeACutInTheMiddleOfTheCompletionNeverLetsARetryChargeAgain() {
     proxy.cutMidStatement("SET state = 'COMPLETED'");
-    assertThrows(IdempotencyException.class, () -> ledger.charge("cut-completion", 6));
+    assertThrows(IdempotencyOutcomeUnknownException.class, () -> ledger.charge("cut-completion", 6));
     assertEquals(1, delegate.externalEffects("cut-completion"), "the body ran and charged");
     assertEquals(0, businessRows("cut-completion"));
-    assertNotEquals("COMPLETED", state(CHARGE, "cut-completion"));
+    assertEquals("OUTCOME_UNKNOWN", state(CHARGE, "cut-completion"));
 
-    assertThrows(IdempotencyException.class, () -> ledger.charge("cut-completion", 6),
+    assertThrows(IdempotencyOutcomeUnknownException.class, () -> ledger.charge("cut-completion", 6),
         "the outcome is unknown: a retry must not run the charge again");
     assertEquals(1, delegate.externalEffects("cut-completion"));
+  }
+
+  @Test
+  void claimModeWhenNotEvenTheUnknownOutcomeCanBeRecordedTheClaimHoldsUntilItsLeaseEndsThenARetryRunsAgain()
+      throws InterruptedException {
+    // Every connection dies while the body runs and no new one is let through: the completion fails, and so does
+    // recording OUTCOME_UNKNOWN. The claim then holds until its lease ends, as after a crash (the caller is told).
+    delegate.pause = key -> {
+      proxy.refuseNewConnections(true);
+      proxy.cutAll();
+    };
+    IdempotencyOutcomeUnknownException unknown =
+        assertThrows(IdempotencyOutcomeUnknownException.class, () -> ledger.chargeBriefly("unrecorded", 8));
+    assertFalse(unknown.recorded(), unknown.getMessage());
+    delegate.pause = key -> { };
+    proxy.heal();
+    assertEquals("IN_PROGRESS", state(CHARGE_BRIEFLY, "unrecorded"));
+    assertEquals(1, delegate.externalEffects("unrecorded"));
+
+    Thread.sleep(600); // the 0.4 s lease ends
+    ledger.chargeBriefly("unrecorded", 8);
+    assertEquals(2, delegate.externalEffects("unrecorded"),
+        "what the exception said: after the lease a retry runs the command again");
+    assertExactlyOnce(CHARGE_BRIEFLY, "unrecorded");
   }
 
   @Test

@@ -1,15 +1,15 @@
 package dev.idem.faults;
 
 import static org.junit.jupiter.api.Assertions.assertEquals;
-import static org.junit.jupiter.api.Assertions.assertNotEquals;
 import static org.junit.jupiter.api.Assertions.assertNull;
 import static org.junit.jupiter.api.Assertions.assertThrows;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import dev.idem.faults.Ledger.Entry;
 import dev.idem.faults.RecordingLedger.BusinessWriteFailed;
-import dev.idem.runtime.IdempotencyException;
+import dev.idem.runtime.IdempotencyCommitUnknownException;
 import dev.idem.runtime.IdempotencyInProgressException;
+import dev.idem.runtime.IdempotencyOutcomeUnknownException;
 import dev.idem.runtime.IdempotencyStoreException;
 import dev.idem.testing.FaultProxy.Fault;
 import java.sql.SQLException;
@@ -26,8 +26,10 @@ abstract class LostAcknowledgementContract extends FaultContract {
   @Test
   void aLostCommitAcknowledgementFailsTheCallerAndTheRetryReplaysTheCommittedWork() {
     proxy.loseReplyTo("COMMIT");
-    IdempotencyStoreException failure =
-        assertThrows(IdempotencyStoreException.class, () -> ledger.post("lost-commit", 10));
+    IdempotencyCommitUnknownException failure =
+        assertThrows(IdempotencyCommitUnknownException.class, () -> ledger.post("lost-commit", 10));
+    assertTrue(failure.getMessage().contains("outcome is unknown"), failure.getMessage());
+    assertEquals("lost-commit", failure.key());
     assertEquals(1, proxy.faults(Fault.LOST_REPLY));
     assertTrue(failure.getCause() instanceof SQLException, "the driver's failure is the cause");
     assertExactlyOnce(POST, "lost-commit"); // committed, although the caller got an error
@@ -82,7 +84,8 @@ abstract class LostAcknowledgementContract extends FaultContract {
   @Test
   void claimModeALostCommitAcknowledgementOfTheCompletionIsReplayedNotRerun() {
     proxy.loseReplyTo("COMMIT");
-    assertThrows(IdempotencyStoreException.class, () -> ledger.charge("lost-completion-commit", 50));
+    assertThrows(IdempotencyCommitUnknownException.class, () -> ledger.charge("lost-completion-commit", 50),
+        "the completion committed, so it could not be marked OUTCOME_UNKNOWN: a retry settles it");
     assertEquals(1, proxy.faults(Fault.LOST_REPLY));
     assertEquals(1, delegate.externalEffects("lost-completion-commit"));
     assertExactlyOnce(CHARGE, "lost-completion-commit");
@@ -94,13 +97,15 @@ abstract class LostAcknowledgementContract extends FaultContract {
   @Test
   void claimModeALostAcknowledgementOfTheCompletionNeverLetsARetryChargeAgain() {
     proxy.loseReplyTo("SET state = 'COMPLETED'");
-    assertThrows(IdempotencyException.class, () -> ledger.charge("lost-completion", 60));
+    IdempotencyOutcomeUnknownException unknown =
+        assertThrows(IdempotencyOutcomeUnknownException.class, () -> ledger.charge("lost-completion", 60));
+    assertTrue(unknown.recorded(), "marked on a fresh connection: " + unknown.getMessage());
     assertEquals(1, proxy.faults(Fault.LOST_REPLY));
     assertEquals(1, delegate.externalEffects("lost-completion"), "the body ran and charged");
     assertEquals(0, businessRows("lost-completion"), "its writes died with the completion's transaction");
-    assertNotEquals("COMPLETED", state(CHARGE, "lost-completion"));
+    assertEquals("OUTCOME_UNKNOWN", state(CHARGE, "lost-completion"));
 
-    assertThrows(IdempotencyException.class, () -> ledger.charge("lost-completion", 60),
+    assertThrows(IdempotencyOutcomeUnknownException.class, () -> ledger.charge("lost-completion", 60),
         "the outcome is unknown: a retry must not run the charge again");
     assertEquals(1, delegate.externalEffects("lost-completion"));
   }

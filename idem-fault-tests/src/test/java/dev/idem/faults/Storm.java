@@ -3,6 +3,7 @@ package dev.idem.faults;
 import dev.idem.faults.Ledger.Entry;
 import dev.idem.faults.RecordingLedger.BusinessWriteFailed;
 import dev.idem.runtime.IdempotencyInProgressException;
+import dev.idem.runtime.IdempotencyOutcomeUnknownException;
 import dev.idem.runtime.IdempotencyStoreException;
 import java.util.ArrayList;
 import java.util.Collections;
@@ -44,6 +45,13 @@ final class Storm {
   final Map<String, Set<Integer>> returnedExecutions = new ConcurrentHashMap<>();
   /** Keys whose sends gave up while their record was in flight (a dead owner's claim, within its lease). */
   final Set<String> gaveUpInFlight = ConcurrentHashMap.newKeySet();
+  /**
+   * Keys a call answered with {@link IdempotencyOutcomeUnknownException}: a client stops sending those (an operator
+   * settles them), every send of the key.
+   */
+  final Set<String> outcomeUnknown = ConcurrentHashMap.newKeySet();
+  /** Of those, the keys whose unknown outcome could not even be recorded (the claim holds until its lease ends). */
+  final Set<String> outcomeUnrecorded = ConcurrentHashMap.newKeySet();
   final Queue<Throwable> unexpected = new ConcurrentLinkedQueue<>();
 
   Storm(String keyPrefix, int threads, int keys, int copies, int maxAttemptsPerSend) {
@@ -102,6 +110,9 @@ final class Storm {
   private void send(Command command, String key) {
     long amount = key.hashCode() & 0xffff;
     for (int attempt = 1; attempt <= maxAttemptsPerSend; attempt++) {
+      if (outcomeUnknown.contains(key)) {
+        return;
+      }
       attempts.incrementAndGet();
       try {
         Entry entry = command.apply(key, amount);
@@ -116,6 +127,13 @@ final class Storm {
         if (attempt == maxAttemptsPerSend) {
           gaveUpInFlight.add(key);
         }
+      } catch (IdempotencyOutcomeUnknownException e) {
+        expectedFailures.incrementAndGet();
+        if (!e.recorded()) {
+          outcomeUnrecorded.add(key);
+        }
+        outcomeUnknown.add(key);
+        return;
       } catch (IdempotencyStoreException | BusinessWriteFailed e) {
         expectedFailures.incrementAndGet(); // a fault: retry
       } catch (Throwable t) {
