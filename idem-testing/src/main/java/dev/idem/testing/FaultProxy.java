@@ -9,6 +9,7 @@ import java.net.InetSocketAddress;
 import java.net.ServerSocket;
 import java.net.Socket;
 import java.net.SocketException;
+import java.net.UnknownHostException;
 import java.nio.charset.StandardCharsets;
 import java.util.Arrays;
 import java.util.Random;
@@ -49,7 +50,7 @@ import java.util.regex.Pattern;
  *
  * <p>Every control is thread-safe and may be called while connections are open. Threads are bounded: two per
  * connection, at most {@code maxConnections} connections (more are refused as if the proxy refused new ones),
- * plus the acceptor. It only ever listens on and connects to the loopback address.
+ * plus the acceptor. It only ever listens on and connects to 127.0.0.1.
  */
 public final class FaultProxy implements AutoCloseable {
 
@@ -58,7 +59,8 @@ public final class FaultProxy implements AutoCloseable {
 
   private static final int BUFFER_SIZE = 64 * 1024;
 
-  private final InetAddress loopback = InetAddress.getLoopbackAddress();
+  /** 127.0.0.1 itself (not "the" loopback address, which may be ::1): the only address listened on or dialled. */
+  private static final InetAddress LOOPBACK = loopback();
   private final int targetPort;
   private final ServerSocket listener;
   private final ExecutorService threads;
@@ -77,7 +79,7 @@ public final class FaultProxy implements AutoCloseable {
   private FaultProxy(int targetPort, int maxConnections) throws IOException {
     this.targetPort = targetPort;
     this.listener = new ServerSocket();
-    listener.bind(new InetSocketAddress(loopback, 0), 128);
+    listener.bind(new InetSocketAddress(LOOPBACK, 0), 128);
     this.connectionSlots = new Semaphore(maxConnections);
     AtomicInteger threadIds = new AtomicInteger();
     this.threads = new ThreadPoolExecutor(2 * maxConnections + 1, 2 * maxConnections + 1, 0, TimeUnit.SECONDS,
@@ -90,6 +92,14 @@ public final class FaultProxy implements AutoCloseable {
       faults[i] = new AtomicLong();
     }
     threads.execute(this::acceptLoop);
+  }
+
+  private static InetAddress loopback() {
+    try {
+      return InetAddress.getByAddress(new byte[] {127, 0, 0, 1});
+    } catch (UnknownHostException e) {
+      throw new AssertionError("A literal address is never looked up", e);
+    }
   }
 
   /**
@@ -280,7 +290,7 @@ public final class FaultProxy implements AutoCloseable {
       try {
         client.setTcpNoDelay(true);
         server.setTcpNoDelay(true);
-        server.connect(new InetSocketAddress(loopback, targetPort), 5_000);
+        server.connect(new InetSocketAddress(LOOPBACK, targetPort), 5_000);
       } catch (IOException e) {
         // The server is down (e.g. killed on purpose): the client sees its connection closed.
         quietlyClose(server);
