@@ -24,7 +24,8 @@ import java.util.concurrent.TimeUnit;
  * Runs {@code CLAIM} commands, whose effects outside the database cannot roll back with a transaction.
  *
  * <ol>
- *   <li><b>claim</b>: the record (state {@code IN_PROGRESS}, a random owner token, {@code lease_until}) commits on
+ *   <li><b>claim</b>: a plain read of the key's committed record (which never waits for a row lock), then, if there
+ *       is none, the record (state {@code IN_PROGRESS}, a random owner token, {@code lease_until}) commits on
  *       its own, in auto-commit mode, before the body starts, so that other callers see it at once.
  *   <li><b>body</b>: runs in a transaction of the runtime on the same connection (one pooled connection per call,
  *       whatever the pool's size).
@@ -186,13 +187,17 @@ final class ClaimExecutor {
         Connection connection = borrowed.get();
         now = time.millis(connection);
         long leaseUntil = now + spec.leaseMillis();
-        if (insertClaim(connection, spec, key, fingerprint, token, now, leaseUntil)) {
-          listener.claimed(scope, key);
-          return run(borrowed, spec, key, fingerprint, token, now, body);
-        }
+        // Read first, without locking: an insert would wait for the row lock of an owner extending its lease.
         row = read(connection, scope, key);
         if (row == null) {
-          continue; // released or purged since the insert failed: claim again
+          if (insertClaim(connection, spec, key, fingerprint, token, now, leaseUntil)) {
+            listener.claimed(scope, key);
+            return run(borrowed, spec, key, fingerprint, token, now, body);
+          }
+          row = read(connection, scope, key);
+          if (row == null) {
+            continue; // released or purged since the insert failed: claim again
+          }
         }
         if (row.expiresAt() <= now) {
           if (takeOverExpired(connection, spec, key, fingerprint, token, now, leaseUntil, row.expiresAt())) {
