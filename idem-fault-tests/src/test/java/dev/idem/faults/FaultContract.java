@@ -28,6 +28,7 @@ abstract class FaultContract extends DatabaseContract {
   /** Scopes of the generated commands (the interface's name and the method's). */
   static final String POST = "dev.idem.faults.Ledger.post";
   static final String CHARGE = "dev.idem.faults.Ledger.charge";
+  static final String CHARGE_WITHIN_STORM = "dev.idem.faults.Ledger.chargeWithinStorm";
   static final String CHARGE_BRIEFLY = "dev.idem.faults.Ledger.chargeBriefly";
 
   protected FaultProxy proxy;

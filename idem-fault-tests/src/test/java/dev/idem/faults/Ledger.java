@@ -21,6 +21,10 @@ public interface Ledger {
   @IdempotentCommand(mode = Mode.CLAIM, lease = "PT60S")
   Entry charge(@IdempotencyKey String key, long amount);
 
+  /** The same with a lease that a storm outlasts, so that claims whose owner died are taken over in it. */
+  @IdempotentCommand(mode = Mode.CLAIM, lease = "PT2S")
+  Entry chargeWithinStorm(@IdempotencyKey String key, long amount);
+
   /** The same with a lease short enough for a test to outlast it. */
   @IdempotentCommand(mode = Mode.CLAIM, lease = "PT0.4S")
   Entry chargeBriefly(@IdempotencyKey String key, long amount);

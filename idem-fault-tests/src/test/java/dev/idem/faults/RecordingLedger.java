@@ -56,6 +56,11 @@ final class RecordingLedger implements Ledger {
   }
 
   @Override
+  public Entry chargeWithinStorm(String key, long amount) {
+    return charge(key, amount);
+  }
+
+  @Override
   public Entry chargeBriefly(String key, long amount) {
     return charge(key, amount);
   }

@@ -3,6 +3,7 @@ package dev.idem.faults;
 import dev.idem.faults.Ledger.Entry;
 import dev.idem.faults.RecordingLedger.BusinessWriteFailed;
 import dev.idem.runtime.IdempotencyInProgressException;
+import dev.idem.runtime.IdempotencyLeaseLostException;
 import dev.idem.runtime.IdempotencyOutcomeUnknownException;
 import dev.idem.runtime.IdempotencyStoreException;
 import java.util.ArrayList;
@@ -52,6 +53,8 @@ final class Storm {
   final Set<String> outcomeUnknown = ConcurrentHashMap.newKeySet();
   /** Of those, the keys whose unknown outcome could not even be recorded (the claim holds until its lease ends). */
   final Set<String> outcomeUnrecorded = ConcurrentHashMap.newKeySet();
+  /** Keys a call was told had lost its lease to another caller (an owner stalled past it; both may have run). */
+  final Set<String> leaseLost = ConcurrentHashMap.newKeySet();
   final Queue<Throwable> unexpected = new ConcurrentLinkedQueue<>();
 
   Storm(String keyPrefix, int threads, int keys, int copies, int maxAttemptsPerSend) {
@@ -134,6 +137,9 @@ final class Storm {
         }
         outcomeUnknown.add(key);
         return;
+      } catch (IdempotencyLeaseLostException e) {
+        expectedFailures.incrementAndGet();
+        leaseLost.add(key); // the new owner's outcome stands; a retry replays or waits for it
       } catch (IdempotencyStoreException | BusinessWriteFailed e) {
         expectedFailures.incrementAndGet(); // a fault: retry
       } catch (Throwable t) {
