@@ -98,7 +98,7 @@ abstract class LeaseRaceContract extends FaultContract {
         }
         assertEquals("COMPLETED", state(CHARGE_BRIEFLY, key));
         assertEquals(winner.execution(),
-            StormContract.storedExecution(Tables.resultsByKey(database.dataSource(), CHARGE_BRIEFLY).get(key)),
+            StormChecks.storedExecution(Tables.resultsByKey(database.dataSource(), CHARGE_BRIEFLY).get(key)),
             "the record holds the winner's result");
         assertEquals(1, businessRows(key), "only the winner's writes committed");
         assertEquals(winner.execution(), Tables.businessExecutionByKey(database.dataSource()).get(key));

@@ -111,7 +111,7 @@ final class Storm {
   }
 
   private void send(Command command, String key) {
-    long amount = key.hashCode() & 0xffff;
+    long amount = amountOf(key);
     for (int attempt = 1; attempt <= maxAttemptsPerSend; attempt++) {
       if (outcomeUnknown.contains(key)) {
         return;
@@ -149,6 +149,11 @@ final class Storm {
       pause(ThreadLocalRandom.current().nextLong(2, 2 + Math.min(50, 2L * attempt)));
     }
     gaveUp.incrementAndGet();
+  }
+
+  /** @return the amount every send of {@code key} carries (equal payloads: duplicates, not key reuse) */
+  static long amountOf(String key) {
+    return key.hashCode() & 0xffff;
   }
 
   static void pause(long millis) {
