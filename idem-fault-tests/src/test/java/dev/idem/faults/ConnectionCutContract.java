@@ -140,6 +140,35 @@ abstract class ConnectionCutContract extends FaultContract {
     assertExactlyOnce(CHARGE_BRIEFLY, "unrecorded");
   }
 
+  /**
+   * The completion's UPDATE went through, its COMMIT is cut and no other connection can be had: nothing can be
+   * recorded. Today the caller gets {@link IdempotencyCommitUnknownException} ("a retry ... runs the command if it
+   * did not" commit), the claim holds until its lease ends, and then a retry runs the body, and its external effect,
+   * a second time. (An {@code IdempotencyOutcomeUnknownException} with {@code recorded()} false would say more
+   * plainly that the body's effects already happened; the storms across kill -9 meet this case.)
+   */
+  @Test
+  void claimModeACutCommitOfTheCompletionWithNothingRecordableHoldsTheClaimUntilItsLeaseEndsThenRunsAgain()
+      throws InterruptedException {
+    delegate.pause = key -> {
+      pool.getHikariPoolMXBean().softEvictConnections(); // no idle connection to record anything on
+      proxy.refuseNewConnections(true);
+      proxy.cutMidStatement("COMMIT");
+    };
+    IdempotencyCommitUnknownException unknown = assertThrows(IdempotencyCommitUnknownException.class,
+        () -> ledger.chargeBriefly("commit-unrecorded", 9));
+    assertTrue(unknown.getMessage().contains("runs the command if it did not"), unknown.getMessage());
+    delegate.pause = key -> { };
+    proxy.heal();
+    assertEquals("IN_PROGRESS", state(CHARGE_BRIEFLY, "commit-unrecorded"), "the COMMIT never arrived");
+    assertEquals(1, delegate.externalEffects("commit-unrecorded"));
+
+    Thread.sleep(600); // the 0.4 s lease ends
+    ledger.chargeBriefly("commit-unrecorded", 9);
+    assertEquals(2, delegate.externalEffects("commit-unrecorded"), "the retry after the lease charged again");
+    assertExactlyOnce(CHARGE_BRIEFLY, "commit-unrecorded");
+  }
+
   @Test
   void claimModeACutInTheMiddleOfTheClaimLeavesNothingAndTheRetryRunsOnce() {
     proxy.cutMidStatement("INTO idem_record");

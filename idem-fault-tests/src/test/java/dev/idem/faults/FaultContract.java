@@ -13,6 +13,7 @@ import java.sql.PreparedStatement;
 import java.sql.ResultSet;
 import java.sql.SQLException;
 import java.util.HashMap;
+import java.util.Locale;
 import java.util.Map;
 import javax.sql.DataSource;
 import org.junit.jupiter.api.AfterAll;
@@ -45,7 +46,7 @@ abstract class FaultContract extends DatabaseContract {
   @Override
   protected void prepare() {
     proxy = FaultProxy.inFrontOf(database.url(), poolSize() + 8);
-    pool = proxiedPool(database.database(), proxy.route(database.url()), database.user(), database.password(),
+    pool = boundedPool(database.database(), proxy.route(database.url()), database.user(), database.password(),
         poolSize());
     runtime = IdemRuntime.builder().dataSource(pool).build();
     runtime.createSchema();
@@ -61,7 +62,7 @@ abstract class FaultContract extends DatabaseContract {
    * Parse message (pgjdbc otherwise switches to named server statements after five executions), so that the proxy
    * can find a statement by its text.
    */
-  static HikariDataSource proxiedPool(TestDatabase database, String url, String user, String password, int size) {
+  static HikariDataSource boundedPool(TestDatabase database, String url, String user, String password, int size) {
     HikariConfig config = new HikariConfig();
     String separator = url.contains("?") ? "&" : "?";
     config.setJdbcUrl(url + separator + (database == TestDatabase.POSTGRESQL
@@ -73,7 +74,7 @@ abstract class FaultContract extends DatabaseContract {
     config.setMinimumIdle(0);
     config.setConnectionTimeout(3_000);
     config.setValidationTimeout(1_000);
-    config.setPoolName("idem-faults-" + database.name().toLowerCase(java.util.Locale.ROOT));
+    config.setPoolName("idem-faults-" + database.name().toLowerCase(Locale.ROOT));
     return new HikariDataSource(config);
   }
 

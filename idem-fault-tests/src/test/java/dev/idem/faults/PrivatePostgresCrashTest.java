@@ -42,8 +42,8 @@ class PrivatePostgresCrashTest {
   void startServer() throws SQLException {
     server = PrivatePostgres.start();
     execute("CREATE TABLE business (idem_key VARCHAR(255) NOT NULL, amount BIGINT NOT NULL, execution INT NOT NULL)");
-    pool = FaultContract.proxiedPool(TestDatabase.POSTGRESQL, server.url(), PrivatePostgres.USER, "", THREADS);
-    direct = FaultContract.proxiedPool(TestDatabase.POSTGRESQL, server.url(), PrivatePostgres.USER, "", 2);
+    pool = FaultContract.boundedPool(TestDatabase.POSTGRESQL, server.url(), PrivatePostgres.USER, "", THREADS);
+    direct = FaultContract.boundedPool(TestDatabase.POSTGRESQL, server.url(), PrivatePostgres.USER, "", 2);
     runtime = IdemRuntime.builder().dataSource(pool).build();
     runtime.createSchema();
     delegate = new RecordingLedger(runtime);

@@ -2,6 +2,7 @@ package dev.idem.faults;
 
 import dev.idem.faults.Ledger.Entry;
 import dev.idem.faults.RecordingLedger.BusinessWriteFailed;
+import dev.idem.runtime.IdempotencyCommitUnknownException;
 import dev.idem.runtime.IdempotencyInProgressException;
 import dev.idem.runtime.IdempotencyLeaseLostException;
 import dev.idem.runtime.IdempotencyOutcomeUnknownException;
@@ -44,8 +45,6 @@ final class Storm {
   final AtomicInteger gaveUp = new AtomicInteger();
   /** key -> the execution numbers the calls for it returned (one, if every call got the same outcome). */
   final Map<String, Set<Integer>> returnedExecutions = new ConcurrentHashMap<>();
-  /** Keys whose sends gave up while their record was in flight (a dead owner's claim, within its lease). */
-  final Set<String> gaveUpInFlight = ConcurrentHashMap.newKeySet();
   /**
    * Keys a call answered with {@link IdempotencyOutcomeUnknownException}: a client stops sending those (an operator
    * settles them), every send of the key.
@@ -53,6 +52,11 @@ final class Storm {
   final Set<String> outcomeUnknown = ConcurrentHashMap.newKeySet();
   /** Of those, the keys whose unknown outcome could not even be recorded (the claim holds until its lease ends). */
   final Set<String> outcomeUnrecorded = ConcurrentHashMap.newKeySet();
+  /**
+   * Keys a call was told {@link IdempotencyCommitUnknownException}: committed or not, a retry settles it; in CLAIM
+   * mode, if it did not commit (and nothing could be recorded), the retry after the lease runs the body again.
+   */
+  final Set<String> commitUnknown = ConcurrentHashMap.newKeySet();
   /** Keys a call was told had lost its lease to another caller (an owner stalled past it; both may have run). */
   final Set<String> leaseLost = ConcurrentHashMap.newKeySet();
   final Queue<Throwable> unexpected = new ConcurrentLinkedQueue<>();
@@ -127,9 +131,6 @@ final class Storm {
       } catch (IdempotencyInProgressException e) {
         // A duplicate is running, or a claim whose owner died holds the key until its lease ends.
         expectedFailures.incrementAndGet();
-        if (attempt == maxAttemptsPerSend) {
-          gaveUpInFlight.add(key);
-        }
       } catch (IdempotencyOutcomeUnknownException e) {
         expectedFailures.incrementAndGet();
         if (!e.recorded()) {
@@ -140,6 +141,9 @@ final class Storm {
       } catch (IdempotencyLeaseLostException e) {
         expectedFailures.incrementAndGet();
         leaseLost.add(key); // the new owner's outcome stands; a retry replays or waits for it
+      } catch (IdempotencyCommitUnknownException e) {
+        expectedFailures.incrementAndGet();
+        commitUnknown.add(key); // its message: a retry replays if it committed, runs the command if not
       } catch (IdempotencyStoreException | BusinessWriteFailed e) {
         expectedFailures.incrementAndGet(); // a fault: retry
       } catch (Throwable t) {

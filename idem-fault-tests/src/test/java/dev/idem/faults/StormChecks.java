@@ -55,8 +55,10 @@ final class StormChecks {
   /**
    * A CLAIM storm on {@link Ledger#chargeWithinStorm} (2 s lease). Records still in progress afterwards are sent
    * once more after their lease ended: each must be taken over (none is stuck). Then every record is COMPLETED or
-   * OUTCOME_UNKNOWN, and an external effect happened twice only for a key whose caller was told it may (its outcome
-   * could not even be recorded as unknown, or an owner lost its lease).
+   * OUTCOME_UNKNOWN, and an external effect happened twice only for a key whose caller was told it may: its outcome
+   * could not even be recorded as unknown, an owner lost its lease, or the commit of its completion failed with
+   * nothing recordable ({@link dev.idem.runtime.IdempotencyCommitUnknownException}: "runs the command if it did
+   * not" commit).
    */
   static void claim(String label, Storm storm, long seed, long faultsInjected, Ledger ledger,
       RecordingLedger delegate, DataSource direct) {
@@ -80,7 +82,7 @@ final class StormChecks {
     int completed = 0;
     int unknown = 0;
     for (String key : storm.allKeys()) {
-      boolean told = storm.outcomeUnrecorded.contains(key) || storm.leaseLost.contains(key);
+      boolean told = toldItMayRunAgain(storm, key);
       int effects = delegate.externalEffects(key);
       if (effects > 1 && told) {
         secondRunsAsTold++;
@@ -97,11 +99,12 @@ final class StormChecks {
     summary("CLAIM " + label, storm, seed, faultsInjected, doubleExecutions, stuck, ", completed " + completed
         + ", outcome unknown " + unknown + ", in progress after the storm and taken over after their lease "
         + inProgress.size() + ", outcome not even recordable " + storm.outcomeUnrecorded.size() + ", lease lost "
-        + storm.leaseLost.size() + ", second runs the caller was told of (those two) " + secondRunsAsTold);
+        + storm.leaseLost.size() + ", commit unknown " + storm.commitUnknown.size()
+        + ", second runs the caller was told of (those three) " + secondRunsAsTold);
 
     for (String key : storm.allKeys()) {
       int effects = delegate.externalEffects(key);
-      boolean told = storm.outcomeUnrecorded.contains(key) || storm.leaseLost.contains(key);
+      boolean told = toldItMayRunAgain(storm, key);
       assertTrue(effects <= (told ? 2 : 1), key + " ran " + effects + " times (seed " + seed + ")");
       String state = settled.get(key);
       if ("COMPLETED".equals(state)) {
@@ -122,6 +125,11 @@ final class StormChecks {
     assertEquals(0, doubleExecutions, "never two external effects for a key the caller was not warned about");
     assertEquals(0, stuck, "no record left in progress");
     assertTrue(completed > storm.allKeys().size() / 2, "most keys completed: " + completed);
+  }
+
+  private static boolean toldItMayRunAgain(Storm storm, String key) {
+    return storm.outcomeUnrecorded.contains(key) || storm.leaseLost.contains(key)
+        || storm.commitUnknown.contains(key);
   }
 
   private static void summary(String what, Storm storm, long seed, long faultsInjected, long doubleExecutions,
