@@ -43,7 +43,9 @@ import java.util.concurrent.TimeUnit;
  * body's database writes roll back and the claim is turned {@code OUTCOME_UNKNOWN} (fenced by the owner token, on
  * the claim's connection, or on a fresh one if that connection is dead); retries then get
  * {@link IdempotencyOutcomeUnknownException} until an operator resolves the key or its retention ends. If even that
- * statement fails (the database is unreachable), the claim holds until its lease ends, exactly as after a crash.
+ * statement fails (the database is unreachable), it is retried in the background until the lease ends
+ * ({@link UnrecordedOutcomes}); only a database unreachable for the whole lease leaves the claim to be taken over,
+ * exactly as after a crash.
  *
  * <p><b>Lease extension</b> ({@link #extendLease}) runs on the claim's own connection, inside the body's
  * transaction: it never waits for a second pooled connection (with a pool of one, a second borrow would wait for the
@@ -70,6 +72,7 @@ final class ClaimExecutor {
   private final DatabaseClock time;
   private final SafeListener listener;
   private final CompletedRecordCache cache;
+  private final UnrecordedOutcomes unrecorded;
   /** The lease held by the CLAIM body running on this thread, for {@link #extendLease}. */
   private final ThreadLocal<Lease> currentLease = new ThreadLocal<>();
 
@@ -91,6 +94,7 @@ final class ClaimExecutor {
     this.time = time;
     this.listener = listener;
     this.cache = cache;
+    this.unrecorded = new UnrecordedOutcomes(transactions);
     this.claimSql = dialect.leaseClaimSql(table);
     this.selectSql = dialect.leaseSelectSql(table);
     this.lockProbeSql = dialect.lockProbeSql(table);
@@ -426,6 +430,10 @@ final class ClaimExecutor {
       return markUnknown(fresh, spec, key, token, note, expiresAt);
     } catch (SQLException | IdempotencyStoreException onFreshConnection) {
       cause.addSuppressed(onFreshConnection);
+      unrecorded.retryUntilLeaseEnds(spec.scope(), key, spec.leaseMillis(), connection -> {
+        markUnknown(connection, spec, key, token, note, expiresAt); // false: no longer ours, nothing to record
+        return true;
+      });
       return null;
     }
   }

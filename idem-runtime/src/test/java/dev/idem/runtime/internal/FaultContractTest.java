@@ -259,6 +259,32 @@ abstract class FaultContractTest extends DatabaseContract {
     assertFalse(e.getMessage().contains("Claiming"), "not reported as a failed claim: " + e.getMessage());
   }
 
+  /**
+   * The database refuses even the OUTCOME_UNKNOWN mark (on the claim's connection and on a fresh one): the caller
+   * learns it was not recorded, and the runtime keeps trying in the background, so that a retry after the lease
+   * still never reruns the body.
+   */
+  @Test
+  void aMarkThatFailsToIsRecordedInTheBackgroundBeforeTheLeaseEnds() throws InterruptedException {
+    faults.failStatements(sql -> isCompletion(sql) || sql.contains("'" + SqlDialect.OUTCOME_UNKNOWN + "'"),
+        Effect.FAIL, 3);
+    AtomicInteger bodies = new AtomicInteger();
+    IdempotencyOutcomeUnknownException first = assertThrows(IdempotencyOutcomeUnknownException.class,
+        () -> call(CHARGE, "u-5", 5, () -> "charged " + bodies.incrementAndGet()));
+    assertFalse(first.recorded(), first.getMessage());
+    assertEquals(3, faults.fired.get(), "completion, mark on the claim's connection, mark on a fresh one");
+    assertEquals(2, first.getCause().getSuppressed().length, "both failed marks are attached");
+    long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(10);
+    while (runtime.inspect("Faults.charge", "u-5").orElseThrow().state() != IdempotencyRecord.State.OUTCOME_UNKNOWN) {
+      assertTrue(System.nanoTime() < deadline, "recorded in the background");
+      Thread.sleep(50);
+    }
+    clock.advance(Duration.ofSeconds(31));
+    assertThrows(IdempotencyOutcomeUnknownException.class,
+        () -> call(CHARGE, "u-5", 5, () -> "charged " + bodies.incrementAndGet()));
+    assertEquals(1, bodies.get());
+  }
+
   // ---- Operators: resolve and forget an unknown outcome
 
   @Test
