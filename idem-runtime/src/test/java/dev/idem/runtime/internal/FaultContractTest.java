@@ -442,6 +442,38 @@ abstract class FaultContractTest extends DatabaseContract {
     assertEquals(1153, e.getCause().getErrorCode());
   }
 
+  // ---- 7. Table names
+
+  /** The longest table name the builder accepts gets its table and its expiry index on this database. */
+  @Test
+  void theLongestAcceptedTableNameGetsItsTableAndItsIndex() throws SQLException {
+    int limit = SqlDialect.of(dev.idem.runtime.Dialect.valueOf(database().name())).maxIdentifierLength();
+    StringBuilder name = new StringBuilder("idem_");
+    java.util.Random random = new java.util.Random();
+    while (name.length() < Math.min(limit - "_expires_idx".length(), 128)) {
+      name.append((char) ('a' + random.nextInt(26)));
+    }
+    String table = name.toString();
+    IdemRuntime longName = IdemRuntime.builder().dataSource(database.dataSource()).tableName(table).build();
+    longName.createSchema();
+    try (Connection connection = database.dataSource().getConnection()) {
+      List<String> indexes = new java.util.ArrayList<>();
+      for (String spelling : List.of(table, table.toUpperCase(java.util.Locale.ROOT))) {
+        try (var rs = connection.getMetaData().getIndexInfo(connection.getCatalog(), connection.getSchema(),
+            spelling, false, false)) {
+          while (rs.next()) {
+            if (rs.getString("INDEX_NAME") != null) {
+              indexes.add(rs.getString("INDEX_NAME").toLowerCase(java.util.Locale.ROOT));
+            }
+          }
+        }
+      }
+      assertTrue(indexes.contains(table + "_expires_idx"), table.length() + " characters: " + indexes);
+    } finally {
+      database.execute("DROP TABLE " + table);
+    }
+  }
+
   // ---- 6. Tampered or broken rows
 
   private void plantCompletedFailure(String scope, String key, String arguments) {
