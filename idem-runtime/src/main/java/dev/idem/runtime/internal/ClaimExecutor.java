@@ -1,6 +1,7 @@
 package dev.idem.runtime.internal;
 
 import dev.idem.runtime.IdemRuntime;
+import dev.idem.runtime.IdempotencyBrokenRecordException;
 import dev.idem.runtime.IdempotencyException;
 import dev.idem.runtime.IdempotencyInProgressException;
 import dev.idem.runtime.IdempotencyKeyReusedException;
@@ -224,6 +225,10 @@ final class ClaimExecutor {
           throw new IdempotencyOutcomeUnknownException(scope, key, Instant.ofEpochMilli(note.since()),
               note.problem(), true, null);
         }
+        if (!SqlDialect.IN_PROGRESS.equals(row.state())) {
+          throw new IdempotencyBrokenRecordException(scope, key, "it is in state " + row.state() + ", which a CLAIM"
+              + " command never leaves behind (written by hand, or by a command of another mode)");
+        }
         if (row.leaseUntil() < now) {
           if (ownerHoldsTheRecord(connection, scope, key)) {
             // Extending its lease in its open transaction: alive. The new lease end is not visible yet.
@@ -242,7 +247,8 @@ final class ClaimExecutor {
         // Nothing ran yet, so a deadlock or lock timeout among competing claims may simply be retried.
         if (!dialect.isTransient(e)) {
           throw new IdempotencyStoreException("Claiming " + scope + " key '" + key + "' failed (step: claim;"
-              + " the body did not run, a retry claims again)", e);
+              + " the body did not run; a retry claims again, or, if this claim did commit, meets it in flight"
+              + " until its lease ends)", e);
         }
         lastTransientFailure = e;
         pause(ThreadLocalRandom.current().nextLong(1, 5L * contendedRounds + 1));

@@ -496,6 +496,18 @@ abstract class FaultContractTest extends DatabaseContract {
   }
 
   @Test
+  void aClaimRecordInAStateNoClaimLeavesIsABrokenRecord() {
+    long now = clock.millis();
+    database.execute("INSERT INTO idem_record (scope, idem_key, state, fingerprint, created_at, expires_at) VALUES"
+        + " ('Faults.charge', 'b-9', 'PENDING', '" + Fingerprinter.fingerprint(CHARGE, new Object[] {5L}) + "', "
+        + now + ", " + (now + 60_000) + ")");
+    IdempotencyBrokenRecordException e = assertThrows(IdempotencyBrokenRecordException.class,
+        () -> call(CHARGE, "b-9", 5, () -> fail("must not run")));
+    assertTrue(e.getMessage().contains("state PENDING"), e.getMessage());
+    assertTrue(events.contains("brokenRecord b-9"));
+  }
+
+  @Test
   void aStoredBusinessFailureWithBrokenArgumentsIsABrokenRecordInBothModes() {
     String[] tampered = {null, "{not json", "[1, {\"a\": 2}]", "{\"message\": \"declined\"}"};
     for (CommandSpec<String> spec : List.of(CHARGE, TRANSFER)) {
