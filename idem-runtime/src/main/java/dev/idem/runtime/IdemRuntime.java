@@ -167,6 +167,8 @@ public final class IdemRuntime {
    * @param batchSize the most rows one statement deletes; keeps locks and undo small
    * @return the number of deleted records
    * @throws IdempotencyStoreException if a batch fails (batches deleted before stay deleted)
+   * @throws IllegalStateException inside {@link #inTransaction} or a command's body: it needs a connection of its
+   *     own, which a pool the thread's own work holds may never give (a pool of one would wait for itself)
    */
   public long purgeExpired(int batchSize) {
     if (batchSize < 1) {
@@ -389,7 +391,8 @@ public final class IdemRuntime {
     }
 
     /**
-     * The clock for creation and expiry times; default the UTC system clock.
+     * The clock for creation and expiry times; default the UTC system clock. Unless {@link #databaseTime(boolean)}
+     * is false, the offset measured between it and the database's clock is added to it.
      *
      * @param clock the clock
      * @return this builder

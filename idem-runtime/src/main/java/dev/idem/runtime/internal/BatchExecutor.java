@@ -1,6 +1,7 @@
 package dev.idem.runtime.internal;
 
 import dev.idem.runtime.IdemRuntime;
+import dev.idem.runtime.IdempotencyCommitUnknownException;
 import dev.idem.runtime.IdempotencyException;
 import dev.idem.runtime.IdempotencyKeyReusedException;
 import dev.idem.runtime.IdempotencyStoreException;
@@ -118,9 +119,12 @@ final class BatchExecutor {
     for (int attemptNumber = 1; attemptNumber <= Retries.MAX_ATTEMPTS; attemptNumber++) {
       Attempt attempt = new Attempt();
       try {
-        return transactions.inTransaction(connection -> attempt(connection, spec, batch, body, attempt));
+        return transactions.inTransaction(connection -> attempt(connection, spec, batch, body, attempt, true));
       } catch (BodyFailure failure) {
         throw Sneaky.rethrow(failure.getCause());
+      } catch (IdempotencyCommitUnknownException e) {
+        // A redelivered batch skips the keys that did commit and runs the others.
+        throw new IdempotencyCommitUnknownException(spec.scope(), null, e.getCause());
       } catch (Exception e) {
         if (!(e instanceof SQLException sqlException)) {
           throw e;
@@ -148,7 +152,7 @@ final class BatchExecutor {
       throw new IdempotencyStoreException("Cannot set a savepoint for " + spec.scope(), e);
     }
     try {
-      int processed = attempt(connection, spec, batch, body, new Attempt());
+      int processed = attempt(connection, spec, batch, body, new Attempt(), false);
       Quietly.release(connection, savepoint);
       return processed;
     } catch (BodyFailure failure) {
@@ -170,9 +174,10 @@ final class BatchExecutor {
   }
 
   private <E> int attempt(Connection connection, CommandSpec<Void> spec, Batch<E> batch, BatchBody<E> body,
-                          Attempt attempt) throws SQLException {
+                          Attempt attempt, boolean ownTransaction) throws SQLException {
     String scope = spec.scope();
-    long now = clock.millis();
+    // In its own transaction, this is the first statement: the database's time is the transaction's start.
+    long now = ownTransaction ? clock.millis(connection) : clock.millis();
     long expiresAt = now + spec.retentionMillis();
     Set<String> claimed = new HashSet<>(batch.sortedKeys().size() * 2);
     List<String> unresolved = batch.sortedKeys();

@@ -1,6 +1,7 @@
 package dev.idem.runtime.internal;
 
 import dev.idem.runtime.IdemRuntime;
+import dev.idem.runtime.IdempotencyBrokenRecordException;
 import dev.idem.runtime.IdempotencyException;
 import dev.idem.runtime.IdempotencyInProgressException;
 import dev.idem.runtime.IdempotencyKeyReusedException;
@@ -43,7 +44,9 @@ import java.util.concurrent.TimeUnit;
  * body's database writes roll back and the claim is turned {@code OUTCOME_UNKNOWN} (fenced by the owner token, on
  * the claim's connection, or on a fresh one if that connection is dead); retries then get
  * {@link IdempotencyOutcomeUnknownException} until an operator resolves the key or its retention ends. If even that
- * statement fails (the database is unreachable), the claim holds until its lease ends, exactly as after a crash.
+ * statement fails (the database is unreachable), it is retried in the background until the lease ends
+ * ({@link UnrecordedOutcomes}); only a database unreachable for the whole lease leaves the claim to be taken over,
+ * exactly as after a crash.
  *
  * <p><b>Lease extension</b> ({@link #extendLease}) runs on the claim's own connection, inside the body's
  * transaction: it never waits for a second pooled connection (with a pool of one, a second borrow would wait for the
@@ -70,6 +73,7 @@ final class ClaimExecutor {
   private final DatabaseClock time;
   private final SafeListener listener;
   private final CompletedRecordCache cache;
+  private final UnrecordedOutcomes unrecorded;
   /** The lease held by the CLAIM body running on this thread, for {@link #extendLease}. */
   private final ThreadLocal<Lease> currentLease = new ThreadLocal<>();
 
@@ -91,6 +95,7 @@ final class ClaimExecutor {
     this.time = time;
     this.listener = listener;
     this.cache = cache;
+    this.unrecorded = new UnrecordedOutcomes(transactions);
     this.claimSql = dialect.leaseClaimSql(table);
     this.selectSql = dialect.leaseSelectSql(table);
     this.lockProbeSql = dialect.lockProbeSql(table);
@@ -220,6 +225,10 @@ final class ClaimExecutor {
           throw new IdempotencyOutcomeUnknownException(scope, key, Instant.ofEpochMilli(note.since()),
               note.problem(), true, null);
         }
+        if (!SqlDialect.IN_PROGRESS.equals(row.state())) {
+          throw new IdempotencyBrokenRecordException(scope, key, "it is in state " + row.state() + ", which a CLAIM"
+              + " command never leaves behind (written by hand, or by a command of another mode)");
+        }
         if (row.leaseUntil() < now) {
           if (ownerHoldsTheRecord(connection, scope, key)) {
             // Extending its lease in its open transaction: alive. The new lease end is not visible yet.
@@ -238,7 +247,8 @@ final class ClaimExecutor {
         // Nothing ran yet, so a deadlock or lock timeout among competing claims may simply be retried.
         if (!dialect.isTransient(e)) {
           throw new IdempotencyStoreException("Claiming " + scope + " key '" + key + "' failed (step: claim;"
-              + " the body did not run, a retry claims again)", e);
+              + " the body did not run; a retry claims again, or, if this claim did commit, meets it in flight"
+              + " until its lease ends)", e);
         }
         lastTransientFailure = e;
         pause(ThreadLocalRandom.current().nextLong(1, 5L * contendedRounds + 1));
@@ -426,6 +436,10 @@ final class ClaimExecutor {
       return markUnknown(fresh, spec, key, token, note, expiresAt);
     } catch (SQLException | IdempotencyStoreException onFreshConnection) {
       cause.addSuppressed(onFreshConnection);
+      unrecorded.retryUntilLeaseEnds(spec.scope(), key, spec.leaseMillis(), connection -> {
+        markUnknown(connection, spec, key, token, note, expiresAt); // false: no longer ours, nothing to record
+        return true;
+      });
       return null;
     }
   }

@@ -243,7 +243,6 @@ final class TransactionalExecutor {
           return new Rethrow(storedFailure);
         }
       } else if (SqlDialect.PENDING.equals(stored.state())) {
-        listener.brokenRecord(scope, key);
         throw new IdempotencyBrokenRecordException(scope, key, "its claim was committed before its command finished"
             + " (the body ended idem's transaction early, e.g. by DDL, which commits implicitly on MariaDB, MySQL and"
             + " H2), so the command may be running still, or may have failed halfway");
