@@ -117,56 +117,53 @@ abstract class ConnectionCutContract extends FaultContract {
   }
 
   @Test
-  void claimModeWhenNotEvenTheUnknownOutcomeCanBeRecordedTheClaimHoldsUntilItsLeaseEndsThenARetryRunsAgain()
-      throws InterruptedException {
+  void claimModeAnUnknownOutcomeThatCannotBeRecordedAtOnceIsRecordedOnceTheDatabaseIsBackAndNoRetryChargesAgain() {
     // Every connection dies while the body runs and no new one is let through: the completion fails, and so does
-    // recording OUTCOME_UNKNOWN. The claim then holds until its lease ends, as after a crash (the caller is told).
+    // recording OUTCOME_UNKNOWN. idem keeps trying in the background while the lease runs.
     delegate.pause = key -> {
       proxy.refuseNewConnections(true);
       proxy.cutAll();
     };
     IdempotencyOutcomeUnknownException unknown =
-        assertThrows(IdempotencyOutcomeUnknownException.class, () -> ledger.chargeBriefly("unrecorded", 8));
+        assertThrows(IdempotencyOutcomeUnknownException.class, () -> ledger.charge("unrecorded", 8));
     assertFalse(unknown.recorded(), unknown.getMessage());
     delegate.pause = key -> { };
     proxy.heal();
-    assertEquals("IN_PROGRESS", state(CHARGE_BRIEFLY, "unrecorded"));
-    assertEquals(1, delegate.externalEffects("unrecorded"));
+    awaitState(CHARGE, "unrecorded", "OUTCOME_UNKNOWN");
 
-    Thread.sleep(600); // the 0.4 s lease ends
-    ledger.chargeBriefly("unrecorded", 8);
-    assertEquals(2, delegate.externalEffects("unrecorded"),
-        "what the exception said: after the lease a retry runs the command again");
-    assertExactlyOnce(CHARGE_BRIEFLY, "unrecorded");
+    assertThrows(IdempotencyOutcomeUnknownException.class, () -> ledger.charge("unrecorded", 8));
+    assertEquals(1, delegate.externalEffects("unrecorded"));
+    assertEquals(0, businessRows("unrecorded"));
   }
 
   /**
-   * The completion's UPDATE went through, its COMMIT is cut and no other connection can be had: nothing can be
-   * recorded. Today the caller gets {@link IdempotencyCommitUnknownException} ("a retry ... runs the command if it
-   * did not" commit), the claim holds until its lease ends, and then a retry runs the body, and its external effect,
-   * a second time. (An {@code IdempotencyOutcomeUnknownException} with {@code recorded()} false would say more
-   * plainly that the body's effects already happened; the storms across kill -9 meet this case.)
+   * The completion's UPDATE went through, its COMMIT is cut and no other connection can be had: the caller gets
+   * {@link IdempotencyCommitUnknownException}; once the database is back, OUTCOME_UNKNOWN is recorded in the
+   * background (the COMMIT never arrived), and no retry charges again.
    */
   @Test
-  void claimModeACutCommitOfTheCompletionWithNothingRecordableHoldsTheClaimUntilItsLeaseEndsThenRunsAgain()
-      throws InterruptedException {
+  void claimModeACutCommitOfTheCompletionWithNothingRecordableIsRecordedAsUnknownOnceTheDatabaseIsBack() {
     delegate.pause = key -> {
       pool.getHikariPoolMXBean().softEvictConnections(); // no idle connection to record anything on
       proxy.refuseNewConnections(true);
       proxy.cutMidStatement("COMMIT");
     };
-    IdempotencyCommitUnknownException unknown = assertThrows(IdempotencyCommitUnknownException.class,
-        () -> ledger.chargeBriefly("commit-unrecorded", 9));
-    assertTrue(unknown.getMessage().contains("runs the command if it did not"), unknown.getMessage());
+    assertThrows(IdempotencyCommitUnknownException.class, () -> ledger.charge("commit-unrecorded", 9));
     delegate.pause = key -> { };
     proxy.heal();
-    assertEquals("IN_PROGRESS", state(CHARGE_BRIEFLY, "commit-unrecorded"), "the COMMIT never arrived");
-    assertEquals(1, delegate.externalEffects("commit-unrecorded"));
+    awaitState(CHARGE, "commit-unrecorded", "OUTCOME_UNKNOWN");
 
-    Thread.sleep(600); // the 0.4 s lease ends
-    ledger.chargeBriefly("commit-unrecorded", 9);
-    assertEquals(2, delegate.externalEffects("commit-unrecorded"), "the retry after the lease charged again");
-    assertExactlyOnce(CHARGE_BRIEFLY, "commit-unrecorded");
+    assertThrows(IdempotencyOutcomeUnknownException.class, () -> ledger.charge("commit-unrecorded", 9));
+    assertEquals(1, delegate.externalEffects("commit-unrecorded"));
+    assertEquals(0, businessRows("commit-unrecorded"), "the COMMIT never arrived");
+  }
+
+  private void awaitState(String scope, String key, String expected) {
+    long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(8);
+    while (!expected.equals(state(scope, key))) {
+      assertTrue(System.nanoTime() < deadline, key + " is still " + state(scope, key) + ", not " + expected);
+      Storm.pause(50);
+    }
   }
 
   @Test
