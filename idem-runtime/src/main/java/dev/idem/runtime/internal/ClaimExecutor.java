@@ -258,7 +258,9 @@ final class ClaimExecutor {
       long remainingNanos = waitUntilNanos - System.nanoTime();
       if (spec.onInFlight() == InFlight.FAIL || remainingNanos <= 0) {
         listener.inFlightRejected(scope, key);
-        throw new IdempotencyInProgressException(scope, key, Instant.ofEpochMilli(row.leaseUntil()));
+        // In the runtime's clock, as the caller compares it with its own (the record holds the database's time).
+        throw new IdempotencyInProgressException(scope, key,
+            Instant.ofEpochMilli(row.leaseUntil() - time.offsetMillis()));
       }
       contendedRounds = 0; // waiting is not contention
       borrowed.giveBack(null); // never sleep on a pooled connection: others (the owner's work too) may need it
