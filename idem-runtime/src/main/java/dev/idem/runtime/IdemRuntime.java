@@ -103,6 +103,42 @@ public final class IdemRuntime {
   }
 
   /**
+   * Runs {@code work} with {@code connection} as the transaction in progress on this thread: the application's
+   * plain JDBC transaction, which it began and will commit or roll back itself. Commands, batches, transitions and
+   * {@link #inTransaction} work called inside {@code work} record on this connection, each inside a savepoint of its
+   * own, so that their records commit or roll back with the application's writes; {@link #currentConnection()}
+   * returns it (guarded). idem neither commits, rolls back whole nor closes it. {@code CLAIM} commands cannot run
+   * inside (their claim must commit first). {@link #afterCommit(Runnable)} is unavailable inside: idem cannot see
+   * when the application commits.
+   *
+   * @param connection a connection with auto-commit off, in the application's transaction
+   * @param work the work; it gets the connection, guarded
+   * @param <T> the result type
+   * @return the work's result
+   * @throws IllegalStateException if the connection is in auto-commit mode, or a transaction of this runtime is in
+   *     progress on this thread already
+   */
+  public <T> T withConnection(Connection connection, TransactionalWork<T> work) {
+    Objects.requireNonNull(connection, "connection");
+    Objects.requireNonNull(work, "work");
+    return engine.withConnection(connection, work);
+  }
+
+  /**
+   * {@link #withConnection(Connection, TransactionalWork)} for work without a result.
+   *
+   * @param connection a connection with auto-commit off, in the application's transaction
+   * @param work the work
+   */
+  public void runWithConnection(Connection connection, TransactionalRunnable work) {
+    Objects.requireNonNull(work, "work");
+    withConnection(connection, c -> {
+      work.run(c);
+      return null;
+    });
+  }
+
+  /**
    * Runs {@code action} after the outermost transaction in progress on this thread commits, e.g. to
    * acknowledge a message only once its effects are durable. Never runs if it rolls back.
    *
@@ -188,6 +224,7 @@ public final class IdemRuntime {
     private TransitionListener transitionListener = TransitionListener.NO_OP;
     private boolean logTransitions;
     private int maxResultSize = Limits.DEFAULT_MAX_RESULT_SIZE;
+    private TransactionBinding transactionBinding;
 
     private Builder() {}
 
@@ -363,6 +400,23 @@ public final class IdemRuntime {
     }
 
     /**
+     * Joins the transaction the application already has on the current thread, found by {@code binding}: when it
+     * returns a connection, {@code TRANSACTIONAL} commands, batches, transitions and {@link IdemRuntime#inTransaction}
+     * work run on that connection inside savepoints of their own, so that their records commit or roll back with the
+     * application's transaction (and a body's writes on that connection never wait for the application's own locks);
+     * there are no retries of transient failures inside it, since the database may have aborted the whole
+     * transaction. When it returns null, idem begins its own transaction as without a binding. {@code CLAIM}
+     * commands refuse to run inside the application's transaction: their claim must commit first.
+     *
+     * @param binding where the application's transaction is found
+     * @return this builder
+     */
+    public Builder joinTransactions(TransactionBinding binding) {
+      this.transactionBinding = Objects.requireNonNull(binding, "binding");
+      return this;
+    }
+
+    /**
      * Builds the runtime; detects the dialect (one connection) if none was set.
      *
      * @return the runtime
@@ -375,7 +429,7 @@ public final class IdemRuntime {
       return new IdemRuntime(new IdemEngine(new IdemEngine.Settings(dataSource,
           dialect != null ? dialect : Dialect.detect(dataSource), tableName, maxKeyLength, allowedKeyPunctuation,
           clock, objectMapper, listener, resultCacheEnabled ? resultCacheSize : 0, transitionListener,
-          logTransitions, maxResultSize)));
+          logTransitions, maxResultSize, transactionBinding)));
     }
   }
 }

@@ -62,7 +62,19 @@ final class BatchExecutor {
       return 0;
     }
     Batch<E> batch = prepare(spec, messages, keyParts, payload);
-    return transactions.inProgress() ? executeJoined(spec, batch, body) : executeInOwnTransactions(spec, batch, body);
+    Transaction joined = transactions.current();
+    if (joined != null) {
+      return executeJoined(joined, spec, batch, body);
+    }
+    Transaction applications = transactions.bindApplications();
+    if (applications == null) {
+      return executeInOwnTransactions(spec, batch, body);
+    }
+    try {
+      return executeJoined(applications, spec, batch, body);
+    } finally {
+      transactions.unbind();
+    }
   }
 
   /**
@@ -119,7 +131,7 @@ final class BatchExecutor {
     for (int attemptNumber = 1; attemptNumber <= Retries.MAX_ATTEMPTS; attemptNumber++) {
       Attempt attempt = new Attempt();
       try {
-        return transactions.inTransaction(connection -> attempt(connection, spec, batch, body, attempt));
+        return transactions.inTransaction(connection -> attempt(transactions.current(), spec, batch, body, attempt));
       } catch (BodyFailure failure) {
         throw Sneaky.rethrow(failure.getCause());
       } catch (Exception e) {
@@ -140,8 +152,8 @@ final class BatchExecutor {
   }
 
   /** Inside the caller's transaction; a savepoint undoes the batch alone if it fails (see TransactionalExecutor). */
-  private <E> int executeJoined(CommandSpec<Void> spec, Batch<E> batch, BatchBody<E> body) {
-    Connection connection = transactions.currentConnection();
+  private <E> int executeJoined(Transaction tx, CommandSpec<Void> spec, Batch<E> batch, BatchBody<E> body) {
+    Connection connection = tx.connection;
     Savepoint savepoint;
     try {
       savepoint = connection.setSavepoint();
@@ -149,11 +161,12 @@ final class BatchExecutor {
       throw new IdempotencyStoreException("Cannot set a savepoint for " + spec.scope(), e);
     }
     try {
-      int processed = attempt(connection, spec, batch, body, new Attempt());
+      int processed = attempt(tx, spec, batch, body, new Attempt());
       Quietly.release(connection, savepoint);
       return processed;
     } catch (BodyFailure failure) {
       Quietly.rollback(connection, savepoint);
+      tx.bodyFailed(failure.getCause());
       throw Sneaky.rethrow(failure.getCause());
     } catch (SQLException e) {
       // No retry: the database may have aborted the caller's whole transaction (deadlock victim).
@@ -170,8 +183,9 @@ final class BatchExecutor {
     boolean bodyStarted;
   }
 
-  private <E> int attempt(Connection connection, CommandSpec<Void> spec, Batch<E> batch, BatchBody<E> body,
+  private <E> int attempt(Transaction tx, CommandSpec<Void> spec, Batch<E> batch, BatchBody<E> body,
                           Attempt attempt) throws SQLException {
+    Connection connection = tx.connection;
     String scope = spec.scope();
     long now = clock.millis();
     long expiresAt = now + spec.retentionMillis();
@@ -208,10 +222,11 @@ final class BatchExecutor {
     int processed;
     try {
       processed = body.run(firstSeen);
+      tx.flush();
     } catch (Throwable t) {
       throw new BodyFailure(t);
     }
-    transactions.afterCommit(() -> {
+    tx.afterCommitOrNow(() -> {
       for (String key : claimed) {
         listener.completed(scope, key);
       }

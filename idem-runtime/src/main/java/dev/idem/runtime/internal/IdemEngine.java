@@ -12,6 +12,7 @@ import dev.idem.runtime.IdempotencyScopeConflictException;
 import dev.idem.runtime.IdempotencyStoreException;
 import dev.idem.runtime.IdempotentResult;
 import dev.idem.runtime.InvalidIdempotencyKeyException;
+import dev.idem.runtime.TransactionBinding;
 import dev.idem.runtime.TransactionalWork;
 import dev.idem.runtime.TransitionListener;
 import java.sql.Connection;
@@ -70,7 +71,7 @@ public final class IdemEngine {
     this.clock = settings.clock();
     this.listener = new SafeListener(settings.listener());
     this.cache = new CompletedRecordCache(settings.resultCacheSize());
-    this.transactions = new TransactionManager(dataSource);
+    this.transactions = new TransactionManager(dataSource, settings.transactionBinding());
     RecordStatements records = new RecordStatements(dialect, tableName);
     this.transactional = new TransactionalExecutor(transactions, records, dialect, results, clock, listener, cache);
     this.claims = new ClaimExecutor(dataSource, transactions, dialect, tableName, results, clock, listener, cache);
@@ -96,11 +97,12 @@ public final class IdemEngine {
    * @param transitionListener the transition listener
    * @param logTransitions whether every transition is logged
    * @param maxResultSize the longest result, in characters of JSON
+   * @param transactionBinding where the application's transaction is found, or null to always use idem's own
    */
   public record Settings(DataSource dataSource, Dialect dialect, String tableName, int maxKeyLength,
                          String allowedKeyPunctuation, Clock clock, ObjectMapper objectMapper,
                          IdempotencyListener listener, int resultCacheSize, TransitionListener transitionListener,
-                         boolean logTransitions, int maxResultSize) {}
+                         boolean logTransitions, int maxResultSize, TransactionBinding transactionBinding) {}
 
   /**
    * Registers how to get from a runtime to its engine; {@link IdemRuntime} does it once, in its class initializer.
@@ -332,6 +334,20 @@ public final class IdemEngine {
   public <T> T inTransaction(TransactionalWork<T> work) {
     Objects.requireNonNull(work, "work");
     return transactions.inTransaction(work);
+  }
+
+  /**
+   * Runs {@code work} with {@code connection}, the application's transaction, bound to this thread.
+   *
+   * @param connection the application's connection, auto-commit off
+   * @param work the work
+   * @param <T> the result type
+   * @return the work's result
+   */
+  public <T> T withConnection(Connection connection, TransactionalWork<T> work) {
+    Objects.requireNonNull(connection, "connection");
+    Objects.requireNonNull(work, "work");
+    return transactions.withConnection(connection, work);
   }
 
   /**

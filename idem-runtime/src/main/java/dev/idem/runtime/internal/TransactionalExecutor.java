@@ -49,12 +49,21 @@ final class TransactionalExecutor {
     this.cache = cache;
   }
 
-  /** Joins the transaction in progress on this thread, if any, else runs in its own. */
+  /** Joins the transaction in progress on this thread (idem's or the application's), if any, else runs in its own. */
   <T> Outcome<T> execute(CommandSpec<T> spec, String key, String fingerprint, CommandBody<T> body) {
     Transaction joined = transactions.current();
-    return joined != null
-        ? executeJoined(joined, spec, key, fingerprint, body)
-        : executeInOwnTransactions(spec, key, fingerprint, body);
+    if (joined != null) {
+      return executeJoined(joined, spec, key, fingerprint, body);
+    }
+    Transaction applications = transactions.bindApplications();
+    if (applications == null) {
+      return executeInOwnTransactions(spec, key, fingerprint, body);
+    }
+    try {
+      return executeJoined(applications, spec, key, fingerprint, body);
+    } finally {
+      transactions.unbind();
+    }
   }
 
   private <T> Outcome<T> executeInOwnTransactions(
@@ -65,7 +74,7 @@ final class TransactionalExecutor {
       Transaction tx = transactions.begin();
       Object outcome;
       try {
-        outcome = attempt(tx.connection, spec, key, fingerprint, body, attempt);
+        outcome = attempt(tx, spec, key, fingerprint, body, attempt);
         if (outcome == RETRY) {
           tx.connection.rollback();
         } else {
@@ -128,9 +137,10 @@ final class TransactionalExecutor {
       Attempt attempt = new Attempt();
       Object outcome;
       try {
-        outcome = attempt(connection, spec, key, fingerprint, body, attempt);
+        outcome = attempt(tx, spec, key, fingerprint, body, attempt);
       } catch (BodyFailure failure) {
         Quietly.rollback(connection, savepoint);
+        tx.bodyFailed(failure.getCause());
         throw Sneaky.rethrow(failure.getCause());
       } catch (SQLException e) {
         // No retry: the database may have aborted the caller's whole transaction (deadlock victim).
@@ -150,7 +160,7 @@ final class TransactionalExecutor {
       boolean executed = attempt.executed;
       if (completed != null || executed) {
         // Read in the caller's transaction, the record may be its own uncommitted one: cache it only once durable.
-        tx.afterCommit(() -> {
+        boolean registered = tx.tryAfterCommit(() -> {
           if (completed != null) {
             cache.put(scope, key, completed);
           }
@@ -158,6 +168,10 @@ final class TransactionalExecutor {
             listener.completed(scope, key);
           }
         });
+        if (!registered && executed) {
+          // The application's transaction, whose commit idem cannot see: never cache, report now.
+          listener.completed(scope, key);
+        }
       }
       return outcomeOf(outcome, attempt);
     }
@@ -194,8 +208,9 @@ final class TransactionalExecutor {
    *
    * @return the result to return, or {@link #RETRY} if the attempt must be repeated
    */
-  private Object attempt(Connection connection, CommandSpec<?> spec, String key, String fingerprint,
+  private Object attempt(Transaction tx, CommandSpec<?> spec, String key, String fingerprint,
       CommandBody<?> body, Attempt attempt) throws SQLException {
+    Connection connection = tx.connection;
     String scope = spec.scope();
     long now = clock.millis();
     long expiresAt = now + spec.retentionMillis();
@@ -242,6 +257,7 @@ final class TransactionalExecutor {
     Object value;
     try {
       value = body.run();
+      tx.flush(); // the application's pending writes (JPA) reach the connection before the record completes
     } catch (Throwable t) {
       ReplayableFailure<?> replayable = spec.replayableFor(t);
       if (replayable == null) {
@@ -249,6 +265,7 @@ final class TransactionalExecutor {
       }
       String arguments = captureFailure(spec, replayable, t);
       connection.rollback(beforeBody);
+      tx.bodyFailed(t);
       complete(connection, scope, key, arguments, replayable.storedName(), null);
       attempt.executed = true;
       attempt.completed =

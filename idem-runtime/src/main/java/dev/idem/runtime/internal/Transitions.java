@@ -69,7 +69,7 @@ public final class Transitions {
         insert.executeUpdate();
       }
     }
-    transactions.afterCommit(() -> notify("applied", () -> listener.applied(spec.name(), spec.entity(), id, from,
+    transactions.afterCommitOrNow(() -> notify("applied", () -> listener.applied(spec.name(), spec.entity(), id, from,
         spec.to())));
     return TransitionResult.APPLIED;
   }
