@@ -303,6 +303,10 @@ abstract class JpaContractTest extends DatabaseContract {
       keys.add("c-" + run + "-" + i);
     }
     AtomicInteger transientRetries = new AtomicInteger();
+    // Without the cache of completed records, every duplicate goes to the database (claim, then read).
+    IdemRuntime uncached = IdemRuntime.builder().dataSource(database.dataSource())
+        .joinTransactions(jpa.transactions()).resultCache(false).build();
+    Bookings bookings = new Bookings_Idempotent(delegate, uncached);
     ExecutorService pool = Executors.newFixedThreadPool(threads);
     try {
       List<Future<List<Long>>> results = new ArrayList<>();
