@@ -20,9 +20,10 @@ import javax.sql.DataSource;
  *
  * <p>Application code uses {@link #inTransaction}, {@link #currentConnection()} and {@link #afterCommit(Runnable)}
  * for its own writes, {@link #extendLease(Duration)} inside long {@code CLAIM} bodies, and {@link #createSchema()} /
- * {@link #purgeExpired(int)} for housekeeping. Thread-safe.
+ * {@link #purgeExpired(int)} for housekeeping ({@link Builder#purgeEvery} schedules it; {@link #close()} stops it).
+ * Thread-safe.
  */
-public final class IdemRuntime {
+public final class IdemRuntime implements AutoCloseable {
 
   // A facade over the engine in dev.idem.runtime.internal, which generated code reaches through
   // IdemEngine.of(runtime, version): nothing public here mentions the internal package.
@@ -34,6 +35,8 @@ public final class IdemRuntime {
   private static final Pattern IDENTIFIER = Pattern.compile("[A-Za-z_][A-Za-z0-9_]*");
   private static final int MAX_TABLE_NAME_LENGTH = 63;
   private static final int DEFAULT_RESULT_CACHE_SIZE = 10_000;
+  /** More often would only keep the database busy: expiry is measured in hours or days. */
+  private static final Duration MIN_PURGE_INTERVAL = Duration.ofSeconds(1);
 
   private final IdemEngine engine;
 
@@ -206,6 +209,15 @@ public final class IdemRuntime {
     return engine.purgeExpired(batchSize);
   }
 
+  /**
+   * Stops the scheduled purge ({@link Builder#purgeEvery}), waiting up to 5 seconds for a run in progress. Commands
+   * keep working after it; without a scheduled purge it does nothing. Idempotent.
+   */
+  @Override
+  public void close() {
+    engine.close();
+  }
+
   // ------------------------------------------------------------------------------------------------
 
   /** Configures an {@link IdemRuntime}. */
@@ -225,6 +237,8 @@ public final class IdemRuntime {
     private boolean logTransitions;
     private int maxResultSize = Limits.DEFAULT_MAX_RESULT_SIZE;
     private TransactionBinding transactionBinding;
+    private Duration purgeInterval;
+    private int purgeBatchSize;
 
     private Builder() {}
 
@@ -417,6 +431,33 @@ public final class IdemRuntime {
     }
 
     /**
+     * Purges expired records every {@code interval} on a daemon thread of the runtime's own, started by
+     * {@link #build()} and stopped by {@link IdemRuntime#close()}: each run is {@link IdemRuntime#purgeExpired(int)}
+     * with {@code batchSize}, the first one {@code interval} after the build. A failed run is logged and reported to
+     * {@link IdempotencyListener#purgeFailed}; the next run comes as usual. Each run reports to
+     * {@link IdempotencyListener#purged}. Safe to enable on every node of a cluster: concurrent purges of one table
+     * neither deadlock nor count a row twice (PostgreSQL: each batch skips rows another purge has locked; MariaDB and
+     * H2: batches lock in expiry order, so that one waits briefly for the other).
+     *
+     * @param interval the pause between two runs; at least one second
+     * @param batchSize the most rows one statement deletes
+     * @return this builder
+     */
+    public Builder purgeEvery(Duration interval, int batchSize) {
+      Objects.requireNonNull(interval, "interval");
+      if (interval.compareTo(MIN_PURGE_INTERVAL) < 0) {
+        throw new IllegalArgumentException("purgeEvery's interval must be at least " + MIN_PURGE_INTERVAL
+            + ", got " + interval);
+      }
+      if (batchSize < 1) {
+        throw new IllegalArgumentException("batchSize must be positive, got " + batchSize);
+      }
+      this.purgeInterval = interval;
+      this.purgeBatchSize = batchSize;
+      return this;
+    }
+
+    /**
      * Builds the runtime; detects the dialect (one connection) if none was set.
      *
      * @return the runtime
@@ -429,7 +470,7 @@ public final class IdemRuntime {
       return new IdemRuntime(new IdemEngine(new IdemEngine.Settings(dataSource,
           dialect != null ? dialect : Dialect.detect(dataSource), tableName, maxKeyLength, allowedKeyPunctuation,
           clock, objectMapper, listener, resultCacheEnabled ? resultCacheSize : 0, transitionListener,
-          logTransitions, maxResultSize, transactionBinding)));
+          logTransitions, maxResultSize, transactionBinding, purgeInterval, purgeBatchSize)));
     }
   }
 }

@@ -54,6 +54,8 @@ public final class IdemEngine {
   private final Transitions transitions;
   private final SchemaInstaller schema;
   private final ExpiredRecordPurger purger;
+  /** The built-in scheduled purge; null unless the builder asked for one. */
+  private final ScheduledPurge scheduledPurge;
   /** The first command seen per scope: two different commands must not share one (see {@link #checkScope}). */
   private final ConcurrentHashMap<String, CommandSpec<?>> commandsByScope = new ConcurrentHashMap<>();
 
@@ -80,6 +82,8 @@ public final class IdemEngine {
         settings.logTransitions());
     this.schema = new SchemaInstaller(dataSource, dialect, tableName);
     this.purger = new ExpiredRecordPurger(dataSource, dialect, tableName, clock);
+    this.scheduledPurge = settings.purgeInterval() == null ? null
+        : new ScheduledPurge(purger, listener, tableName, settings.purgeInterval(), settings.purgeBatchSize());
   }
 
   /**
@@ -98,11 +102,14 @@ public final class IdemEngine {
    * @param logTransitions whether every transition is logged
    * @param maxResultSize the longest result, in characters of JSON
    * @param transactionBinding where the application's transaction is found, or null to always use idem's own
+   * @param purgeInterval how often the scheduled purge runs, or null for none
+   * @param purgeBatchSize the scheduled purge's batch size
    */
   public record Settings(DataSource dataSource, Dialect dialect, String tableName, int maxKeyLength,
                          String allowedKeyPunctuation, Clock clock, ObjectMapper objectMapper,
                          IdempotencyListener listener, int resultCacheSize, TransitionListener transitionListener,
-                         boolean logTransitions, int maxResultSize, TransactionBinding transactionBinding) {}
+                         boolean logTransitions, int maxResultSize, TransactionBinding transactionBinding,
+                         Duration purgeInterval, int purgeBatchSize) {}
 
   /**
    * Registers how to get from a runtime to its engine; {@link IdemRuntime} does it once, in its class initializer.
@@ -388,6 +395,13 @@ public final class IdemEngine {
    */
   public long purgeExpired(int batchSize) {
     return purger.purgeExpired(batchSize);
+  }
+
+  /** Stops the scheduled purge, if any; waits briefly for a run in progress. */
+  public void close() {
+    if (scheduledPurge != null) {
+      scheduledPurge.close();
+    }
   }
 
   /** Limits of the key and scope, for the builder's argument checks. */
