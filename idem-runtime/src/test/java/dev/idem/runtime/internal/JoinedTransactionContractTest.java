@@ -120,6 +120,11 @@ abstract class JoinedTransactionContractTest extends DatabaseContract {
     }
 
     @Override
+    public void failureRecorded(Throwable failure) {
+      calls.add("failureRecorded " + failure.getMessage());
+    }
+
+    @Override
     public boolean afterCommit(Runnable action) {
       if (!withHook) {
         return false;
@@ -228,7 +233,8 @@ abstract class JoinedTransactionContractTest extends DatabaseContract {
     assertEquals(2, payments());
     assertEquals(1, records());
     assertEquals(1, counting.connectionsObtained(), "idem used the application's connection, no other");
-    assertEquals(List.of("flush"), app.calls, "the binding flushed once, after the body, before the record");
+    assertEquals(List.of("flush", "flush"), app.calls,
+        "the binding flushed before idem's savepoint (the application's pending writes) and after the body");
     assertTrue(events.contains("completed k1"));
   }
 
@@ -303,7 +309,7 @@ abstract class JoinedTransactionContractTest extends DatabaseContract {
     });
     assertEquals(1, payments(), "only the application's own write committed");
     assertEquals(0, records());
-    assertEquals(List.of("bodyFailed boom"), app.calls);
+    assertEquals(List.of("flush", "bodyFailed boom"), app.calls);
   }
 
   @Test
@@ -345,7 +351,8 @@ abstract class JoinedTransactionContractTest extends DatabaseContract {
     });
     assertEquals(1, payments(), "the body's write was rolled back to the savepoint, the application's kept");
     assertEquals(1, records());
-    assertEquals(List.of("bodyFailed declined"), app.calls);
+    assertEquals(List.of("flush", "failureRecorded declined"), app.calls,
+        "a recorded replayOn failure is told apart from a failure that leaves nothing");
     runtime.clearResultCache();
     CardDeclinedException replayed = assertThrows(CardDeclinedException.class,
         () -> IdemEngine.of(runtime).execute(CHARGE, new Object[] {"k8"}, new Object[] {5L}, declining));
