@@ -125,6 +125,11 @@ abstract class JoinedTransactionContractTest extends DatabaseContract {
     }
 
     @Override
+    public void entityChanged(String entityName, Object id) {
+      calls.add("entityChanged " + entityName + " " + id);
+    }
+
+    @Override
     public boolean afterCommit(Runnable action) {
       if (!withHook) {
         return false;
@@ -166,6 +171,23 @@ abstract class JoinedTransactionContractTest extends DatabaseContract {
     events.clear();
     app.calls.clear();
     appWithoutHook.calls.clear();
+  }
+
+  @Test
+  void anAppliedTransitionTellsTheBindingWhichEntityChangedAfterFlushing() throws Exception {
+    TransitionSpec spec = TransitionSpec.builder("Accounts.open", "Account").from("NEW").to("OPEN").build();
+    app.inTransaction(connection -> IdemEngine.of(runtime).inTransaction(c -> {
+      // (the generated guarded UPDATE would run here, on c)
+      IdemEngine.of(runtime).transitions().applied(spec, "a", "NEW");
+      return IdemEngine.of(runtime).transitions().notApplied(spec, "a", "OPEN");
+    }));
+    assertEquals(List.of("flush", "entityChanged Account a"), app.calls,
+        "pending writes flushed before the transition's statements; only an applied transition changed the row");
+
+    // In idem's own transaction no binding is told anything.
+    app.calls.clear();
+    IdemEngine.of(runtime).inTransaction(c -> IdemEngine.of(runtime).transitions().applied(spec, "a", "NEW"));
+    assertEquals(List.of(), app.calls);
   }
 
   // ---- "generated" calls and the delegate's JDBC
