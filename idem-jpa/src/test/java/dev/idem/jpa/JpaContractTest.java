@@ -296,6 +296,36 @@ abstract class JpaContractTest extends DatabaseContract {
     assertEquals(calls + 1, delegate.chargeCalls.get());
   }
 
+  @Test
+  void withoutAnActiveJpaTransactionIdemUsesItsOwn() {
+    var em = entityManagerFactory.createEntityManager();
+    try {
+      JpaTransactions binding = JpaTransactions.of(() -> em);
+      assertEquals(null, binding.currentConnection(), "an EntityManager without an active transaction");
+      em.getTransaction().begin();
+      assertNotNull(binding.currentConnection());
+      em.getTransaction().rollback();
+      assertEquals(null, binding.currentConnection());
+    } finally {
+      em.close();
+    }
+    assertEquals(null, JpaTransactions.of(() -> null).currentConnection(), "no EntityManager on the thread");
+
+    // A transition outside any JPA transaction runs in idem's own.
+    long id = jpa.inTransaction(em2 -> bookings.book(key(), "ada"));
+    assertEquals(TransitionResult.APPLIED, flow.confirm(id));
+    assertEquals("CONFIRMED|ada", statusAndGuest(id));
+  }
+
+  @Test
+  void aJpaCommandCalledOutsideTheJpaTransactionFailsClearlyAndRecordsNothing() {
+    String key = key();
+    IllegalStateException failure = assertThrows(IllegalStateException.class, () -> bookings.book(key, "ada"));
+    assertTrue(failure.getMessage().contains("JpaUnitOfWork.inTransaction"), failure.getMessage());
+    assertEquals(0, records("jpa.bookings.book", key));
+    assertEquals(0, bookingRows(key));
+  }
+
   /** 32 threads × the same 100 keys in shuffled orders: one entity row and one record per key. */
   @Test
   @Timeout(value = 120, unit = TimeUnit.SECONDS)
