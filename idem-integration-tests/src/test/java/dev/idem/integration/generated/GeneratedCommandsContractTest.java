@@ -1,6 +1,7 @@
 package dev.idem.integration.generated;
 
 import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertInstanceOf;
 import static org.junit.jupiter.api.Assertions.assertNull;
 import static org.junit.jupiter.api.Assertions.assertSame;
 import static org.junit.jupiter.api.Assertions.assertThrows;
@@ -10,14 +11,18 @@ import dev.idem.integration.generated.ShopCommands.Channel;
 import dev.idem.integration.generated.ShopCommands.Customer;
 import dev.idem.integration.generated.ShopCommands.Order;
 import dev.idem.integration.generated.ShopCommands.OutOfStockException;
+import dev.idem.integration.generated.ShopCommands.Parcel;
+import dev.idem.integration.generated.ShopCommands.Quote;
 import dev.idem.integration.generated.ShopCommands.Receipt;
 import dev.idem.integration.generated.ShopCommands.Reservation;
+import dev.idem.integration.generated.ShopCommands.Settlement;
 import dev.idem.runtime.IdemRuntime;
 import dev.idem.runtime.IdempotencyKeyReusedException;
 import dev.idem.runtime.InvalidIdempotencyKeyException;
 import dev.idem.runtime.InvalidIdempotencyKeyException.KeyRule;
 import dev.idem.testing.DatabaseContract;
 import dev.idem.testing.TestDatabase;
+import java.math.BigDecimal;
 import java.sql.Connection;
 import java.sql.ResultSet;
 import java.sql.SQLException;
@@ -25,9 +30,11 @@ import java.sql.Statement;
 import java.time.Duration;
 import java.time.Instant;
 import java.util.ArrayList;
+import java.util.LinkedHashSet;
 import java.util.List;
 import java.util.Map;
 import java.util.Optional;
+import java.util.Set;
 import java.util.UUID;
 import java.util.concurrent.CountDownLatch;
 import java.util.concurrent.ExecutorService;
@@ -86,6 +93,60 @@ abstract class GeneratedCommandsContractTest extends DatabaseContract {
     }
 
     assertEquals(8, shop.executions(), "each command ran once; the two retries were replays");
+  }
+
+  /**
+   * Sealed and constructor-built results through generated code and the table (the cache is cleared before every
+   * retry): each retry, equal but sent with another set order and another BigDecimal scale, replays exactly the
+   * first result, as exactly the subtype it was.
+   */
+  @Test
+  void sealedAndConstructorBuiltResultsReplayExactlyFromTheTableForEqualRetries() {
+    Settlement accepted = shop.settle("st-1", new BigDecimal("12.5"), true);
+    Settlement declined = shop.settle("st-2", new BigDecimal("99"), false);
+    Quote quote = shop.quote("q-1", orderedSet("espresso", "filter", "decaf"), new BigDecimal("2.10"));
+    Parcel letter = shop.pack("pk-1", 120, List.of("card"));
+    Parcel box = shop.pack("pk-2", 2400, List.of("mug", "beans"));
+    assertEquals(new Settlement.Accepted("s-st-1", new BigDecimal("12.5")), accepted);
+    assertEquals(new Quote(new BigDecimal("6.30"), Set.of("espresso", "filter", "decaf")), quote);
+
+    for (int retry = 0; retry < 2; retry++) {
+      runtime.clearResultCache(); // replay from the table, not from memory
+      Settlement acceptedAgain = shop.settle("st-1", new BigDecimal("12.50"), true);
+      assertInstanceOf(Settlement.Accepted.class, acceptedAgain);
+      assertEquals(accepted, acceptedAgain);
+      // The stored scale is the first result's, not the retry's: a replay returns what the first call returned.
+      assertEquals("12.5", ((Settlement.Accepted) acceptedAgain).amount().toPlainString());
+
+      Settlement declinedAgain = shop.settle("st-2", new BigDecimal("99.000"), false);
+      assertInstanceOf(Settlement.Declined.class, declinedAgain);
+      assertEquals(declined, declinedAgain);
+
+      Quote quoteAgain = shop.quote("q-1", orderedSet("decaf", "filter", "espresso"), new BigDecimal("2.1"));
+      assertEquals(quote, quoteAgain);
+      assertEquals("6.30", quoteAgain.getTotal().toPlainString());
+
+      Parcel letterAgain = shop.pack("pk-1", 120, List.of("card"));
+      assertInstanceOf(Parcel.Letter.class, letterAgain);
+      assertEquals(letter, letterAgain);
+      Parcel boxAgain = shop.pack("pk-2", 2400, List.of("mug", "beans"));
+      assertInstanceOf(Parcel.Box.class, boxAgain);
+      assertEquals(box, boxAgain);
+      assertEquals(List.of("mug", "beans"), ((Parcel.Box) boxAgain).contents());
+    }
+    assertEquals(5, shop.executions(), "each command ran once; every retry replayed its record");
+
+    // A really different payload is still rejected, from the table as from the cache.
+    runtime.clearResultCache();
+    assertThrows(IdempotencyKeyReusedException.class, () -> shop.settle("st-1", new BigDecimal("12.51"), true));
+    assertThrows(IdempotencyKeyReusedException.class,
+        () -> shop.quote("q-1", orderedSet("espresso", "filter"), new BigDecimal("2.10")));
+    assertThrows(IdempotencyKeyReusedException.class, () -> shop.pack("pk-2", 2400, List.of("beans", "mug")));
+    assertEquals(5, shop.executions());
+  }
+
+  private static Set<String> orderedSet(String... items) {
+    return new LinkedHashSet<>(List.of(items));
   }
 
   @Test

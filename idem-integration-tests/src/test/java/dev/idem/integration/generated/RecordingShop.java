@@ -1,12 +1,14 @@
 package dev.idem.integration.generated;
 
 import dev.idem.runtime.IdemRuntime;
+import java.math.BigDecimal;
 import java.sql.PreparedStatement;
 import java.sql.ResultSet;
 import java.sql.SQLException;
 import java.util.List;
 import java.util.Map;
 import java.util.Optional;
+import java.util.Set;
 import java.util.UUID;
 
 /**
@@ -74,6 +76,28 @@ final class RecordingShop implements ShopCommands {
   public String nothing(String key) {
     record("nothing " + key);
     return null;
+  }
+
+  @Override
+  public Settlement settle(String settlementId, BigDecimal amount, boolean accept) {
+    record("settle " + settlementId);
+    return accept
+        ? new Settlement.Accepted("s-" + settlementId, amount)
+        : new Settlement.Declined("limit exceeded for " + amount, 51);
+  }
+
+  @Override
+  public Quote quote(String quoteId, Set<String> items, BigDecimal unitPrice) {
+    record("quote " + quoteId);
+    return new Quote(unitPrice.multiply(BigDecimal.valueOf(items.size())), items);
+  }
+
+  @Override
+  public Parcel pack(String parcelId, int weightGrams, List<String> contents) {
+    record("pack " + parcelId);
+    return weightGrams <= 500
+        ? new Parcel.Letter("l-" + parcelId, weightGrams)
+        : new Parcel.Box("b-" + parcelId, weightGrams, contents);
   }
 
   @Override
