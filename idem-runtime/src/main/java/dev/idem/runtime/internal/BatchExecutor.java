@@ -154,6 +154,7 @@ final class BatchExecutor {
   /** Inside the caller's transaction; a savepoint undoes the batch alone if it fails (see TransactionalExecutor). */
   private <E> int executeJoined(Transaction tx, CommandSpec<Void> spec, Batch<E> batch, BatchBody<E> body) {
     Connection connection = tx.connection;
+    tx.flush(); // the application's pending writes go out before idem's savepoint (see TransactionalExecutor)
     Savepoint savepoint;
     try {
       savepoint = connection.setSavepoint();

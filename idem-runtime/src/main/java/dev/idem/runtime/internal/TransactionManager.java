@@ -141,6 +141,7 @@ final class TransactionManager {
 
   private static <T> T runJoined(Transaction joined, TransactionalWork<T> work) {
     try {
+      joined.flush(); // the application's pending writes (JPA): idem's statements in work must see them
       return work.run(joined.guardedConnection());
     } catch (Throwable t) {
       throw Sneaky.rethrow(t);

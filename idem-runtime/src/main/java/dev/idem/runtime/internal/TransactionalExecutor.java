@@ -127,6 +127,9 @@ final class TransactionalExecutor {
   private <T> Outcome<T> executeJoined(
       Transaction tx, CommandSpec<T> spec, String key, String fingerprint, CommandBody<T> body) {
     Connection connection = tx.connection;
+    // The application's pending writes (JPA) go out before idem's savepoint, so that rolling back to it cannot
+    // undo what the application wrote before calling the command.
+    tx.flush();
     Savepoint savepoint;
     try {
       savepoint = connection.setSavepoint();
@@ -265,7 +268,7 @@ final class TransactionalExecutor {
       }
       String arguments = captureFailure(spec, replayable, t);
       connection.rollback(beforeBody);
-      tx.bodyFailed(t);
+      tx.failureRecorded(t);
       complete(connection, scope, key, arguments, replayable.storedName(), null);
       attempt.executed = true;
       attempt.completed =
