@@ -163,7 +163,14 @@ final class ClaimExecutor {
     if (transactions.inProgress()) {
       throw new IllegalStateException("The CLAIM command " + spec.scope() + " cannot join the transaction in"
           + " progress on this thread: its claim must commit before its work starts. Call it outside"
-          + " runtime.inTransaction(...) and outside other commands' bodies.");
+          + " runtime.inTransaction(...), runtime.withConnection(...) and other commands' bodies.");
+    }
+    if (transactions.applicationsInProgress()) {
+      throw new IllegalStateException("The CLAIM command " + spec.scope() + " cannot join the application's"
+          + " transaction in progress on this thread (found by the runtime's TransactionBinding): its claim must"
+          + " commit before its work starts, so that a crash leaves a visible in-progress claim. Call it after that"
+          + " transaction commits, or outside it; or declare the command TRANSACTIONAL if all its effects are in"
+          + " the database, so that it joins the application's transaction.");
     }
     Borrowed borrowed = new Borrowed();
     Throwable primary = null;
