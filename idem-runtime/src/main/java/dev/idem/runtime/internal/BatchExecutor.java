@@ -62,7 +62,19 @@ final class BatchExecutor {
       return 0;
     }
     Batch<E> batch = prepare(spec, messages, keyParts, payload);
-    return transactions.inProgress() ? executeJoined(spec, batch, body) : executeInOwnTransactions(spec, batch, body);
+    Transaction joined = transactions.current();
+    if (joined != null) {
+      return executeJoined(joined, spec, batch, body);
+    }
+    Transaction applications = transactions.bindApplications();
+    if (applications == null) {
+      return executeInOwnTransactions(spec, batch, body);
+    }
+    try {
+      return executeJoined(applications, spec, batch, body);
+    } finally {
+      transactions.unbind();
+    }
   }
 
   /**
@@ -119,7 +131,8 @@ final class BatchExecutor {
     for (int attemptNumber = 1; attemptNumber <= Retries.MAX_ATTEMPTS; attemptNumber++) {
       Attempt attempt = new Attempt();
       try {
-        return transactions.inTransaction(connection -> attempt(connection, spec, batch, body, attempt, true));
+        return transactions.inTransaction(
+            connection -> attempt(transactions.current(), spec, batch, body, attempt, true));
       } catch (BodyFailure failure) {
         throw Sneaky.rethrow(failure.getCause());
       } catch (IdempotencyCommitUnknownException e) {
@@ -143,8 +156,9 @@ final class BatchExecutor {
   }
 
   /** Inside the caller's transaction; a savepoint undoes the batch alone if it fails (see TransactionalExecutor). */
-  private <E> int executeJoined(CommandSpec<Void> spec, Batch<E> batch, BatchBody<E> body) {
-    Connection connection = transactions.currentConnection();
+  private <E> int executeJoined(Transaction tx, CommandSpec<Void> spec, Batch<E> batch, BatchBody<E> body) {
+    Connection connection = tx.connection;
+    tx.flush(); // the application's pending writes go out before idem's savepoint (see TransactionalExecutor)
     Savepoint savepoint;
     try {
       savepoint = connection.setSavepoint();
@@ -152,11 +166,12 @@ final class BatchExecutor {
       throw new IdempotencyStoreException("Cannot set a savepoint for " + spec.scope(), e);
     }
     try {
-      int processed = attempt(connection, spec, batch, body, new Attempt(), false);
+      int processed = attempt(tx, spec, batch, body, new Attempt(), false);
       Quietly.release(connection, savepoint);
       return processed;
     } catch (BodyFailure failure) {
       Quietly.rollback(connection, savepoint);
+      tx.bodyFailed(failure.getCause());
       throw Sneaky.rethrow(failure.getCause());
     } catch (SQLException e) {
       // No retry: the database may have aborted the caller's whole transaction (deadlock victim).
@@ -173,8 +188,9 @@ final class BatchExecutor {
     boolean bodyStarted;
   }
 
-  private <E> int attempt(Connection connection, CommandSpec<Void> spec, Batch<E> batch, BatchBody<E> body,
+  private <E> int attempt(Transaction tx, CommandSpec<Void> spec, Batch<E> batch, BatchBody<E> body,
                           Attempt attempt, boolean ownTransaction) throws SQLException {
+    Connection connection = tx.connection;
     String scope = spec.scope();
     // In its own transaction, this is the first statement: the database's time is the transaction's start.
     long now = ownTransaction ? clock.millis(connection) : clock.millis();
@@ -212,10 +228,11 @@ final class BatchExecutor {
     int processed;
     try {
       processed = body.run(firstSeen);
+      tx.flush();
     } catch (Throwable t) {
       throw new BodyFailure(t);
     }
-    transactions.afterCommit(() -> {
+    tx.afterCommitOrNow(() -> {
       for (String key : claimed) {
         listener.completed(scope, key);
       }

@@ -163,7 +163,14 @@ final class ClaimExecutor {
     if (transactions.inProgress()) {
       throw new IllegalStateException("The CLAIM command " + spec.scope() + " cannot join the transaction in"
           + " progress on this thread: its claim must commit before its work starts. Call it outside"
-          + " runtime.inTransaction(...) and outside other commands' bodies.");
+          + " runtime.inTransaction(...), runtime.withConnection(...) and other commands' bodies.");
+    }
+    if (transactions.applicationsInProgress()) {
+      throw new IllegalStateException("The CLAIM command " + spec.scope() + " cannot join the application's"
+          + " transaction in progress on this thread (found by the runtime's TransactionBinding): its claim must"
+          + " commit before its work starts, so that a crash leaves a visible in-progress claim. Call it after that"
+          + " transaction commits, or outside it; or declare the command TRANSACTIONAL if all its effects are in"
+          + " the database, so that it joins the application's transaction.");
     }
     Borrowed borrowed = new Borrowed();
     Throwable primary = null;
@@ -258,7 +265,9 @@ final class ClaimExecutor {
       long remainingNanos = waitUntilNanos - System.nanoTime();
       if (spec.onInFlight() == InFlight.FAIL || remainingNanos <= 0) {
         listener.inFlightRejected(scope, key);
-        throw new IdempotencyInProgressException(scope, key, Instant.ofEpochMilli(row.leaseUntil()));
+        // In the runtime's clock, as the caller compares it with its own (the record holds the database's time).
+        throw new IdempotencyInProgressException(scope, key,
+            Instant.ofEpochMilli(row.leaseUntil() - time.offsetMillis()));
       }
       contendedRounds = 0; // waiting is not contention
       borrowed.giveBack(null); // never sleep on a pooled connection: others (the owner's work too) may need it

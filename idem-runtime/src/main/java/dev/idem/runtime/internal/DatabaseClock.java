@@ -70,7 +70,7 @@ final class DatabaseClock {
     return millis();
   }
 
-  /** The last measured offset (database minus runtime clock), for tests. */
+  /** The last measured offset (database minus runtime clock): turns a database time into the runtime's clock. */
   long offsetMillis() {
     return offsetMillis;
   }
