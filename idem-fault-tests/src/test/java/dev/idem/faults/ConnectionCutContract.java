@@ -138,8 +138,8 @@ abstract class ConnectionCutContract extends FaultContract {
 
   /**
    * The completion's UPDATE went through, its COMMIT is cut and no other connection can be had: the caller gets
-   * {@link IdempotencyCommitUnknownException}; once the database is back, OUTCOME_UNKNOWN is recorded in the
-   * background (the COMMIT never arrived), and no retry charges again.
+   * {@link IdempotencyOutcomeUnknownException}, not yet recorded, which says what a retry meets; once the database
+   * is back, OUTCOME_UNKNOWN is recorded in the background (the COMMIT never arrived), and no retry charges again.
    */
   @Test
   void claimModeACutCommitOfTheCompletionWithNothingRecordableIsRecordedAsUnknownOnceTheDatabaseIsBack() {
@@ -148,7 +148,11 @@ abstract class ConnectionCutContract extends FaultContract {
       proxy.refuseNewConnections(true);
       proxy.cutMidStatement("COMMIT");
     };
-    assertThrows(IdempotencyCommitUnknownException.class, () -> ledger.charge("commit-unrecorded", 9));
+    IdempotencyOutcomeUnknownException unknown =
+        assertThrows(IdempotencyOutcomeUnknownException.class, () -> ledger.charge("commit-unrecorded", 9));
+    assertFalse(unknown.recorded(), unknown.getMessage());
+    assertTrue(unknown.getMessage().contains("if that commit went through after all, a retry replays its result"),
+        unknown.getMessage());
     delegate.pause = key -> { };
     proxy.heal();
     awaitState(CHARGE, "commit-unrecorded", "OUTCOME_UNKNOWN");

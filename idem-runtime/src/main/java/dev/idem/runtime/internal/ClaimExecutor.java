@@ -406,8 +406,9 @@ final class ClaimExecutor {
 
   /**
    * {@code commit()} failed: the completion may have committed or not. If the claim is still ours and in
-   * progress, it did not: the outcome is unknown and recorded so. Otherwise (completed, or taken over) nobody here
-   * can tell, and a retry settles it.
+   * progress, it did not: the outcome is unknown and recorded so. If it is no longer ours, it committed or was taken
+   * over, and a retry replays whichever outcome stands. If nothing can be run at all, the background mark settles
+   * it once the database is back (see {@link #markUnknown}), so the caller is told what a retry then meets.
    */
   private RuntimeException commitFailed(Borrowed borrowed, CommandSpec<?> spec, String key, String token,
       SQLException failure) {
@@ -415,12 +416,19 @@ final class ClaimExecutor {
     long since = time.millis();
     String problem = "the commit of its completion failed (step: completion; " + failure.getMessage() + ")";
     Boolean marked = markUnknown(borrowed, spec, key, token, since, problem, failure);
-    if (Boolean.TRUE.equals(marked)) {
+    if (marked == null) {
+      listener.outcomeUnknown(spec.scope(), key);
+      return new IdempotencyOutcomeUnknownException(spec.scope(), key, Instant.ofEpochMilli(since), problem
+          + "; if that commit went through after all, a retry replays its result", false, failure);
+    }
+    if (marked) {
       listener.outcomeUnknown(spec.scope(), key);
       return new IdempotencyOutcomeUnknownException(spec.scope(), key, Instant.ofEpochMilli(since), problem,
           true, failure);
     }
-    return new IdempotencyCommitUnknownException(spec.scope(), key, failure);
+    return new IdempotencyCommitUnknownException(spec.scope(), key, "a retry with the same key replays the"
+        + " recorded outcome: this call's if its commit went through, else that of the caller that took the claim"
+        + " over when its lease ended", failure);
   }
 
   /** @return true if marked, false if the claim is no longer ours, null if no statement could be run */
