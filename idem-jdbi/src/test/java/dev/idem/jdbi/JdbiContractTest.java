@@ -41,7 +41,7 @@ abstract class JdbiContractTest extends DatabaseContract {
   @Override
   protected void prepare() {
     jdbi = Jdbi.create(counting);
-    runtime = IdemRuntime.builder().dataSource(counting).clock(clock)
+    runtime = IdemRuntime.builder().dataSource(counting).clock(clock).databaseTime(false)
         .joinTransactions(JdbiTransactionBinding.of(jdbi)).build();
     runtime.createSchema();
     database.execute(

@@ -20,8 +20,10 @@ import java.util.concurrent.TimeUnit;
  *   <li>{@value #DECISIONS}{@code {scope, outcome}}: a counter per decision, outcome one of {@code executed} (the
  *       body ran and committed), {@code replayed}, {@code key_reused}, {@code invalid_key}, {@code in_flight}
  *       (CLAIM: another caller held the lease), {@code taken_over} (CLAIM: an ended lease was taken over),
- *       {@code released} (CLAIM: a claim given back after a failure) and {@code lease_lost} (CLAIM: this caller's
- *       outcome was discarded).
+ *       {@code released} (CLAIM: a claim given back after a failure), {@code lease_lost} (CLAIM: this caller's
+ *       outcome was discarded), and two an operator must look at: {@code outcome_unknown} (CLAIM: the body's
+ *       effects happened but its outcome could not be recorded) and {@code broken_record} (a call met a record that
+ *       can be neither replayed nor run again).
  *   <li>{@value #DURATION}{@code {scope, outcome}}: a timer of each call from entry to return, outcome one of
  *       {@code success} (executed or replayed), {@code key_reused}, {@code invalid_key}, {@code in_flight},
  *       {@code lease_lost}, {@code idem_error} (idem's own failure) and {@code failed} (the body threw).
@@ -94,6 +96,16 @@ public final class MicrometerIdempotencyListener implements IdempotencyListener 
   }
 
   @Override
+  public void outcomeUnknown(String scope, String key) {
+    meters(scope).outcomeUnknown.increment();
+  }
+
+  @Override
+  public void brokenRecord(String scope, String key) {
+    meters(scope).brokenRecord.increment();
+  }
+
+  @Override
   public void commandFinished(String scope, Throwable failure, long elapsedNanos) {
     ScopeMeters meters = meters(scope);
     Timer timer;
@@ -134,6 +146,8 @@ public final class MicrometerIdempotencyListener implements IdempotencyListener 
     final Counter takenOver;
     final Counter released;
     final Counter leaseLost;
+    final Counter outcomeUnknown;
+    final Counter brokenRecord;
     final Timer succeeded;
     final Timer rejectedKeyReused;
     final Timer rejectedInvalidKey;
@@ -151,6 +165,8 @@ public final class MicrometerIdempotencyListener implements IdempotencyListener 
       takenOver = counter(registry, scope, "taken_over");
       released = counter(registry, scope, "released");
       leaseLost = counter(registry, scope, "lease_lost");
+      outcomeUnknown = counter(registry, scope, "outcome_unknown");
+      brokenRecord = counter(registry, scope, "broken_record");
       succeeded = timer(registry, scope, "success");
       rejectedKeyReused = timer(registry, scope, "key_reused");
       rejectedInvalidKey = timer(registry, scope, "invalid_key");

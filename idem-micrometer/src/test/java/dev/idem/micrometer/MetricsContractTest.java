@@ -61,7 +61,7 @@ abstract class MetricsContractTest extends DatabaseContract {
     registry = new SimpleMeterRegistry();
     IdemRuntime runtime = IdemRuntime.builder()
         .dataSource(database.dataSource())
-        .clock(clock)
+        .clock(clock).databaseTime(false)
         .listener(new MicrometerIdempotencyListener(registry))
         .build();
     charges = new Charges_Idempotent(new Charges() {

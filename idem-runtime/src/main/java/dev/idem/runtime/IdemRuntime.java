@@ -7,6 +7,7 @@ import java.sql.Connection;
 import java.time.Clock;
 import java.time.Duration;
 import java.util.Objects;
+import java.util.Optional;
 import java.util.regex.Pattern;
 import javax.sql.DataSource;
 
@@ -33,7 +34,8 @@ public final class IdemRuntime implements AutoCloseable {
   }
 
   private static final Pattern IDENTIFIER = Pattern.compile("[A-Za-z_][A-Za-z0-9_]*");
-  private static final int MAX_TABLE_NAME_LENGTH = 63;
+  /** The builder's first check; {@link Builder#build()} checks the identifiers derived from it per dialect. */
+  private static final int MAX_TABLE_NAME_LENGTH = 128;
   private static final int DEFAULT_RESULT_CACHE_SIZE = 10_000;
   /** More often would only keep the database busy: expiry is measured in hours or days. */
   private static final Duration MIN_PURGE_INTERVAL = Duration.ofSeconds(1);
@@ -155,7 +157,10 @@ public final class IdemRuntime implements AutoCloseable {
 
   /**
    * Inside the body of a {@code CLAIM} command: extends this caller's lease, so that a long-running body is not
-   * taken over. The lease then ends {@code extension} from now. Commits at once, on a connection of its own.
+   * taken over. The lease then ends {@code extension} from now. Runs on the body's own connection, in its
+   * transaction, so it never needs a second pooled connection: other callers see the new lease end once the body's
+   * transaction commits, and meanwhile find the record locked by it, which they take as its owner being alive (they
+   * wait or fail with {@link IdempotencyInProgressException}, never take it over).
    *
    * @param extension a positive duration
    * @return true if the lease was extended; false if it was lost (another caller took the key over), in which case
@@ -201,6 +206,8 @@ public final class IdemRuntime implements AutoCloseable {
    * @param batchSize the most rows one statement deletes; keeps locks and undo small
    * @return the number of deleted records
    * @throws IdempotencyStoreException if a batch fails (batches deleted before stay deleted)
+   * @throws IllegalStateException inside {@link #inTransaction} or a command's body: it needs a connection of its
+   *     own, which a pool the thread's own work holds may never give (a pool of one would wait for itself)
    */
   public long purgeExpired(int batchSize) {
     if (batchSize < 1) {
@@ -216,6 +223,65 @@ public final class IdemRuntime implements AutoCloseable {
   @Override
   public void close() {
     engine.close();
+  }
+
+  // ------------------------------------------------------------------------------------------------
+  // Operators: a way out for keys an operator must look at, without SQL by hand. Each runs in auto-commit mode on
+  // a connection of its own; inside runtime.inTransaction(...) or a command's body it throws IllegalStateException.
+
+  /**
+   * Reads the record of a key as it is now: its state, owner and lease, times, what it stores and how large. Always
+   * safe (reads only).
+   *
+   * @param scope the command's scope, e.g. {@code "Payments.charge"}
+   * @param key the composed idempotency key, as exceptions report it ({@code key()})
+   * @return the record, or empty if there is none
+   * @throws IdempotencyStoreException if the read fails
+   */
+  public Optional<IdempotencyRecord> inspect(String scope, String key) {
+    Objects.requireNonNull(scope, "scope");
+    Objects.requireNonNull(key, "key");
+    return engine.inspect(scope, key);
+  }
+
+  /**
+   * Deletes the record of a key, whatever its state, and drops it from the result cache: the next call with that
+   * key runs the command again. Safe for an {@code OUTCOME_UNKNOWN} or broken record only after checking the
+   * external system and finding that the first execution's effect did <em>not</em> happen (else use
+   * {@link #resolve}); for an {@code IN_PROGRESS} record only once its owner is known dead (else the body may run
+   * twice); for a {@code COMPLETED} record, only if running the command again is what you want. Other runtimes'
+   * result caches may still replay a forgotten completed record until they evict it.
+   *
+   * @param scope the command's scope
+   * @param key the composed idempotency key
+   * @return whether a record was deleted
+   * @throws IdempotencyStoreException if the delete fails
+   */
+  public boolean forget(String scope, String key) {
+    Objects.requireNonNull(scope, "scope");
+    Objects.requireNonNull(key, "key");
+    return engine.forget(scope, key);
+  }
+
+  /**
+   * Completes an {@code OUTCOME_UNKNOWN} record with the result the first execution had, as found in the external
+   * system (e.g. the gateway's charge id), so that every retry replays it; the record keeps its expiry. Safe once the
+   * external effect is known to have happened; touches no other state (returns false for them). If this runtime has
+   * run the scope's command, the result must read as its result type (checked now, with its result shape stored);
+   * otherwise it is stored as given and checked at replay.
+   *
+   * @param scope the command's scope
+   * @param key the composed idempotency key
+   * @param resultJson the result as JSON, as idem stores it ({@code "null"} for a null result); null for a void
+   *     command
+   * @return whether an {@code OUTCOME_UNKNOWN} record was completed
+   * @throws IllegalArgumentException if the result does not read as the command's result type
+   * @throws IdempotencyStoreException if the update fails
+   */
+  public boolean resolve(String scope, String key, String resultJson) {
+    Objects.requireNonNull(scope, "scope");
+    Objects.requireNonNull(key, "key");
+    return engine.resolve(scope, key, resultJson);
   }
 
   // ------------------------------------------------------------------------------------------------
@@ -236,11 +302,28 @@ public final class IdemRuntime implements AutoCloseable {
     private TransitionListener transitionListener = TransitionListener.NO_OP;
     private boolean logTransitions;
     private int maxResultSize = Limits.DEFAULT_MAX_RESULT_SIZE;
+    private boolean databaseTime = true;
     private TransactionBinding transactionBinding;
     private Duration purgeInterval;
     private int purgeBatchSize;
 
     private Builder() {}
+
+    /**
+     * Whether leases, takeovers, expiry and purges follow the database's clock; default true. The runtime then
+     * measures the offset between its {@link #clock(Clock) clock} and the database's (one query, on a connection it
+     * holds anyway, on first use and every 30 s) and adds it to its clock, so that runtimes whose clocks are minutes
+     * apart still agree: a caller ahead never takes over a live lease, a purger ahead never deletes a record inside
+     * its retention. Between measurements, time advances with the runtime's clock. With false, the runtime's clock is
+     * taken as is (tests that set a fixed clock and assert stored times).
+     *
+     * @param followDatabase whether to follow the database's clock
+     * @return this builder
+     */
+    public Builder databaseTime(boolean followDatabase) {
+      this.databaseTime = followDatabase;
+      return this;
+    }
 
     /**
      * The largest result a command may store, in characters of JSON (a stored business failure's arguments count
@@ -314,7 +397,9 @@ public final class IdemRuntime implements AutoCloseable {
     /**
      * The table holding the records; default {@code idem_record}.
      *
-     * @param tableName a plain SQL identifier ({@code [A-Za-z_][A-Za-z0-9_]*}), at most 63 characters
+     * @param tableName a plain SQL identifier ({@code [A-Za-z_][A-Za-z0-9_]*}); {@link #build()} checks that the
+     *     identifiers derived from it (the table, {@code <table>_expires_idx}) fit the dialect's limit (PostgreSQL 63,
+     *     MariaDB 64, H2 256 characters)
      * @return this builder
      */
     public Builder tableName(String tableName) {
@@ -357,7 +442,8 @@ public final class IdemRuntime implements AutoCloseable {
     }
 
     /**
-     * The clock for creation and expiry times; default the UTC system clock.
+     * The clock for creation and expiry times; default the UTC system clock. Unless {@link #databaseTime(boolean)}
+     * is false, the offset measured between it and the database's clock is added to it.
      *
      * @param clock the clock
      * @return this builder
@@ -369,13 +455,24 @@ public final class IdemRuntime implements AutoCloseable {
 
     /**
      * A base mapper for stored results (copied; idem adds the JDK 8 and java.time modules and
-     * ignores unknown properties). Fingerprints always use idem's own canonical mapper.
+     * ignores unknown properties). Fingerprints always use idem's own canonical mapper. A mapper with polymorphic
+     * default typing ({@code activateDefaultTyping}, {@code enableDefaultTyping}) is refused: a stored row naming a
+     * class must never get that class instantiated. Only the types a command declares, and the sealed subtypes it
+     * permits, are ever created from a stored result (idem also denies class names in {@code @JsonTypeInfo}).
      *
      * @param objectMapper the mapper
      * @return this builder
+     * @throws IllegalArgumentException if the mapper has default typing enabled
      */
     public Builder objectMapper(ObjectMapper objectMapper) {
-      this.objectMapper = Objects.requireNonNull(objectMapper, "objectMapper");
+      Objects.requireNonNull(objectMapper, "objectMapper");
+      if (objectMapper.getDeserializationConfig().getDefaultTyper(null) != null
+          || objectMapper.getSerializationConfig().getDefaultTyper(null) != null) {
+        throw new IllegalArgumentException("objectMapper has polymorphic default typing enabled; idem refuses it,"
+            + " because a tampered stored result could then name any class to instantiate. Pass a mapper without"
+            + " it (deactivateDefaultTyping()); declare sealed result types for polymorphic results");
+      }
+      this.objectMapper = objectMapper;
       return this;
     }
 
@@ -462,15 +559,18 @@ public final class IdemRuntime implements AutoCloseable {
      *
      * @return the runtime
      * @throws IllegalStateException if no data source was set or the dialect cannot be detected
+     * @throws IllegalArgumentException if an identifier derived from the table name is too long for the dialect
      */
     public IdemRuntime build() {
       if (dataSource == null) {
         throw new IllegalStateException("IdemRuntime needs a dataSource");
       }
-      return new IdemRuntime(new IdemEngine(new IdemEngine.Settings(dataSource,
-          dialect != null ? dialect : Dialect.detect(dataSource), tableName, maxKeyLength, allowedKeyPunctuation,
-          clock, objectMapper, listener, resultCacheEnabled ? resultCacheSize : 0, transitionListener,
-          logTransitions, maxResultSize, transactionBinding, purgeInterval, purgeBatchSize)));
+      Dialect chosen = dialect != null ? dialect : Dialect.detect(dataSource);
+      Limits.checkTableName(chosen, tableName);
+      return new IdemRuntime(new IdemEngine(new IdemEngine.Settings(dataSource, chosen, tableName, maxKeyLength,
+          allowedKeyPunctuation, clock, objectMapper, listener, resultCacheEnabled ? resultCacheSize : 0,
+          transitionListener, logTransitions, maxResultSize, transactionBinding, purgeInterval, purgeBatchSize,
+          databaseTime)));
     }
   }
 }

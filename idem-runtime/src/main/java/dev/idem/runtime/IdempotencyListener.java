@@ -85,6 +85,27 @@ public interface IdempotencyListener {
   default void leaseLost(String scope, String key) {}
 
   /**
+   * ({@code CLAIM} mode) An operator must look at this key: its body returned (its effects outside the database
+   * happened) but its outcome could not be recorded; the record is kept as {@code OUTCOME_UNKNOWN} (or, if even that
+   * failed, the claim holds until its lease ends). Called once, when it happens; retries then get
+   * {@link IdempotencyOutcomeUnknownException}. See {@link IdemRuntime#inspect}, {@link IdemRuntime#resolve},
+   * {@link IdemRuntime#forget}.
+   *
+   * @param scope the command's scope
+   * @param key the composed idempotency key
+   */
+  default void outcomeUnknown(String scope, String key) {}
+
+  /**
+   * An operator must look at this key: a call met a record that can be neither replayed nor run again (it threw
+   * {@link IdempotencyBrokenRecordException}). Called for every call that meets it.
+   *
+   * @param scope the command's scope
+   * @param key the composed idempotency key
+   */
+  default void brokenRecord(String scope, String key) {}
+
+  /**
    * A command call returned or threw: a first execution or a replay ({@code failure} null), a rejection (an
    * {@link IdempotencyException} subclass such as {@link IdempotencyKeyReusedException}), or the body's own
    * exception. Called once per call, after every other callback of that call, on the caller's thread; for a

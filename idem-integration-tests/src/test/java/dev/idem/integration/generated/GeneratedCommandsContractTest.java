@@ -58,7 +58,7 @@ abstract class GeneratedCommandsContractTest extends DatabaseContract {
 
   @Override
   protected void prepare() {
-    runtime = IdemRuntime.builder().dataSource(counting).clock(clock).build();
+    runtime = IdemRuntime.builder().dataSource(counting).clock(clock).databaseTime(false).build();
     runtime.createSchema();
     database.execute("CREATE TABLE executions (what VARCHAR(255) NOT NULL)");
     delegate = new RecordingShop(runtime);

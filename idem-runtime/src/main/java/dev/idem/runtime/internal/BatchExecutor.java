@@ -1,6 +1,7 @@
 package dev.idem.runtime.internal;
 
 import dev.idem.runtime.IdemRuntime;
+import dev.idem.runtime.IdempotencyCommitUnknownException;
 import dev.idem.runtime.IdempotencyException;
 import dev.idem.runtime.IdempotencyKeyReusedException;
 import dev.idem.runtime.IdempotencyStoreException;
@@ -9,7 +10,6 @@ import dev.idem.runtime.internal.BatchStatements.StoredRecord;
 import java.sql.Connection;
 import java.sql.SQLException;
 import java.sql.Savepoint;
-import java.time.Clock;
 import java.util.ArrayList;
 import java.util.Collection;
 import java.util.HashSet;
@@ -39,11 +39,11 @@ final class BatchExecutor {
   private final BatchStatements statements;
   private final RecordStatements records;
   private final KeyComposer keys;
-  private final Clock clock;
+  private final DatabaseClock clock;
   private final SafeListener listener;
 
   BatchExecutor(TransactionManager transactions, RecordStatements records, SqlDialect dialect, String table,
-                KeyComposer keys, Clock clock, SafeListener listener) {
+                KeyComposer keys, DatabaseClock clock, SafeListener listener) {
     this.transactions = transactions;
     this.dialect = dialect;
     this.statements = dialect.batchStatements(table);
@@ -131,9 +131,13 @@ final class BatchExecutor {
     for (int attemptNumber = 1; attemptNumber <= Retries.MAX_ATTEMPTS; attemptNumber++) {
       Attempt attempt = new Attempt();
       try {
-        return transactions.inTransaction(connection -> attempt(transactions.current(), spec, batch, body, attempt));
+        return transactions.inTransaction(
+            connection -> attempt(transactions.current(), spec, batch, body, attempt, true));
       } catch (BodyFailure failure) {
         throw Sneaky.rethrow(failure.getCause());
+      } catch (IdempotencyCommitUnknownException e) {
+        // A redelivered batch skips the keys that did commit and runs the others.
+        throw new IdempotencyCommitUnknownException(spec.scope(), null, e.getCause());
       } catch (Exception e) {
         if (!(e instanceof SQLException sqlException)) {
           throw e;
@@ -154,6 +158,7 @@ final class BatchExecutor {
   /** Inside the caller's transaction; a savepoint undoes the batch alone if it fails (see TransactionalExecutor). */
   private <E> int executeJoined(Transaction tx, CommandSpec<Void> spec, Batch<E> batch, BatchBody<E> body) {
     Connection connection = tx.connection;
+    tx.flush(); // the application's pending writes go out before idem's savepoint (see TransactionalExecutor)
     Savepoint savepoint;
     try {
       savepoint = connection.setSavepoint();
@@ -161,7 +166,7 @@ final class BatchExecutor {
       throw new IdempotencyStoreException("Cannot set a savepoint for " + spec.scope(), e);
     }
     try {
-      int processed = attempt(tx, spec, batch, body, new Attempt());
+      int processed = attempt(tx, spec, batch, body, new Attempt(), false);
       Quietly.release(connection, savepoint);
       return processed;
     } catch (BodyFailure failure) {
@@ -184,10 +189,11 @@ final class BatchExecutor {
   }
 
   private <E> int attempt(Transaction tx, CommandSpec<Void> spec, Batch<E> batch, BatchBody<E> body,
-                          Attempt attempt) throws SQLException {
+                          Attempt attempt, boolean ownTransaction) throws SQLException {
     Connection connection = tx.connection;
     String scope = spec.scope();
-    long now = clock.millis();
+    // In its own transaction, this is the first statement: the database's time is the transaction's start.
+    long now = ownTransaction ? clock.millis(connection) : clock.millis();
     long expiresAt = now + spec.retentionMillis();
     Set<String> claimed = new HashSet<>(batch.sortedKeys().size() * 2);
     List<String> unresolved = batch.sortedKeys();

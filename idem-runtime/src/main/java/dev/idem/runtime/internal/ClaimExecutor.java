@@ -1,91 +1,163 @@
 package dev.idem.runtime.internal;
 
+import dev.idem.runtime.IdemRuntime;
+import dev.idem.runtime.IdempotencyBrokenRecordException;
 import dev.idem.runtime.IdempotencyException;
 import dev.idem.runtime.IdempotencyInProgressException;
 import dev.idem.runtime.IdempotencyKeyReusedException;
 import dev.idem.runtime.IdempotencyLeaseLostException;
+import dev.idem.runtime.IdempotencyOutcomeUnknownException;
 import dev.idem.runtime.IdempotencyStoreException;
+import dev.idem.runtime.IdempotencyCommitUnknownException;
 import dev.idem.InFlight;
+import java.lang.System.Logger.Level;
 import java.sql.Connection;
 import java.sql.PreparedStatement;
 import java.sql.ResultSet;
 import java.sql.SQLException;
-import java.time.Clock;
 import java.time.Duration;
 import java.time.Instant;
 import java.util.UUID;
 import java.util.concurrent.ThreadLocalRandom;
 import java.util.concurrent.TimeUnit;
-import javax.sql.DataSource;
 
 /**
  * Runs {@code CLAIM} commands, whose effects outside the database cannot roll back with a transaction.
  *
  * <ol>
- *   <li>The claim (state {@code IN_PROGRESS}, a random owner token, {@code lease_until}) commits on its own before
- *       the body starts, so that other callers see it at once.
- *   <li>The body runs in a transaction of the runtime; that transaction also carries the completion, an UPDATE
- *       fenced by the owner token. If the lease was taken over meanwhile, it updates nothing: the body's writes roll
- *       back and the caller learns it lost, while the new owner's record stands.
- *   <li>A body that throws a business failure ({@code replayOn}) completes with the failure; any other exception
- *       releases the claim (a fenced DELETE) so that a retry runs again. A crashed caller leaves its claim until the
- *       lease ends; then one caller takes it over with a guarded UPDATE.
+ *   <li><b>claim</b>: a plain read of the key's committed record (which never waits for a row lock), then, if there
+ *       is none, the record (state {@code IN_PROGRESS}, a random owner token, {@code lease_until}) commits on
+ *       its own, in auto-commit mode, before the body starts, so that other callers see it at once.
+ *   <li><b>body</b>: runs in a transaction of the runtime on the same connection (one pooled connection per call,
+ *       whatever the pool's size).
+ *   <li><b>completion</b>: an UPDATE fenced by the owner token, in the body's transaction. If the lease was taken
+ *       over meanwhile, it updates nothing: the body's writes roll back and the caller gets
+ *       {@link IdempotencyLeaseLostException} (with its business failure as the cause, if it threw one), while the
+ *       new owner's record stands.
+ *   <li><b>release</b>: a body that throws anything but a {@code replayOn} failure has its claim deleted (fenced by
+ *       the owner token) so that a retry runs again. A crashed caller leaves its claim until the lease ends; then
+ *       one caller takes it over with a guarded UPDATE.
  * </ol>
  *
- * <p>Claim, takeover, release and lease extension run in auto-commit mode, so that they hold row locks for one
- * statement only. An in-progress record expires {@code retention} after its lease ends, so purging never removes a
- * live claim.
+ * <p><b>Once the body has returned, its effects happened</b>: a failure to record its outcome (result not
+ * writable as JSON, larger than the limit, completion statement or commit failed) never releases the key. The
+ * body's database writes roll back and the claim is turned {@code OUTCOME_UNKNOWN} (fenced by the owner token, on
+ * the claim's connection, or on a fresh one if that connection is dead); retries then get
+ * {@link IdempotencyOutcomeUnknownException} until an operator resolves the key or its retention ends. If even that
+ * statement fails (the database is unreachable), it is retried in the background until the lease ends
+ * ({@link UnrecordedOutcomes}); only a database unreachable for the whole lease leaves the claim to be taken over,
+ * exactly as after a crash.
+ *
+ * <p><b>Lease extension</b> ({@link #extendLease}) runs on the claim's own connection, inside the body's
+ * transaction: it never waits for a second pooled connection (with a pool of one, a second borrow would wait for the
+ * body's own connection). Its new lease end becomes visible when the body's transaction commits; until then the
+ * owner holds the record's row lock. A competitor that sees an ended lease therefore first probes that lock without
+ * waiting ({@link SqlDialect#lockProbeSql}): a locked record belongs to a live owner, and counts as in flight. The
+ * completion stays fenced by the owner token, and the claim stays visible before the body runs.
+ *
+ * <p><b>Waiting</b> ({@link InFlight#WAIT}) callers give their connection back to the pool while they sleep between
+ * two looks at the record. Times (leases, expiry) follow the database's clock ({@link DatabaseClock}).
  */
 final class ClaimExecutor {
+
+  private static final System.Logger LOG = System.getLogger(IdemRuntime.class.getName());
 
   /** Rounds in which the record changed under us (released, purged, taken over by a competitor) before we give up. */
   private static final int MAX_CONTENDED_ROUNDS = 20;
   /** Longest pause between two looks at an in-flight record while waiting for its result. */
   private static final long MAX_POLL_MILLIS = 100;
 
-  /** For lease extensions, which commit at once on a connection of their own while the body's transaction runs. */
-  private final DataSource dataSource;
   private final TransactionManager transactions;
   private final SqlDialect dialect;
   private final ResultCodec results;
-  private final Clock clock;
+  private final DatabaseClock time;
   private final SafeListener listener;
   private final CompletedRecordCache cache;
+  private final UnrecordedOutcomes unrecorded;
   /** The lease held by the CLAIM body running on this thread, for {@link #extendLease}. */
   private final ThreadLocal<Lease> currentLease = new ThreadLocal<>();
 
   private final String claimSql;
   private final String selectSql;
+  private final String lockProbeSql;
   private final String takeOverLeaseSql;
   private final String takeOverExpiredSql;
   private final String completeSql;
+  private final String markOutcomeUnknownSql;
   private final String releaseSql;
   private final String extendSql;
 
-  ClaimExecutor(DataSource dataSource, TransactionManager transactions, SqlDialect dialect, String table,
-      ResultCodec results, Clock clock, SafeListener listener, CompletedRecordCache cache) {
-    this.dataSource = dataSource;
+  ClaimExecutor(TransactionManager transactions, SqlDialect dialect, String table, ResultCodec results,
+      DatabaseClock time, SafeListener listener, CompletedRecordCache cache) {
     this.transactions = transactions;
     this.dialect = dialect;
     this.results = results;
-    this.clock = clock;
+    this.time = time;
     this.listener = listener;
     this.cache = cache;
+    this.unrecorded = new UnrecordedOutcomes(transactions);
     this.claimSql = dialect.leaseClaimSql(table);
     this.selectSql = dialect.leaseSelectSql(table);
+    this.lockProbeSql = dialect.lockProbeSql(table);
     this.takeOverLeaseSql = dialect.takeOverLeaseSql(table);
     this.takeOverExpiredSql = dialect.takeOverExpiredSql(table);
     this.completeSql = dialect.completeSql(table);
+    this.markOutcomeUnknownSql = dialect.markOutcomeUnknownSql(table);
     this.releaseSql = dialect.releaseSql(table);
     this.extendSql = dialect.extendLeaseSql(table);
   }
 
-  /** The claim this caller holds while its body runs. */
-  private record Lease(CommandSpec<?> spec, String key, String ownerToken) {}
+  /** The claim this caller holds while its body runs, on the connection its body's transaction uses. */
+  private record Lease(CommandSpec<?> spec, String key, String ownerToken, Connection connection) {}
 
   /** A record as read in the claim phase. */
-  private record Row(String state, String fingerprint, String result, String errorType, long expiresAt,
-                     String ownerToken, long leaseUntil, String resultShape, long createdAt) {}
+  record Row(String state, String fingerprint, String result, String errorType, long expiresAt,
+             String ownerToken, long leaseUntil, String resultShape, long createdAt) {}
+
+  /** A connection borrowed from the pool for the claim phase and the run, in auto-commit mode until the body. */
+  private final class Borrowed {
+    Connection connection;
+    boolean originalAutoCommit;
+
+    Connection get() throws SQLException {
+      if (connection == null) {
+        connection = transactions.newConnection();
+        originalAutoCommit = connection.getAutoCommit();
+        if (!originalAutoCommit) {
+          connection.setAutoCommit(true);
+        }
+      }
+      return connection;
+    }
+
+    /**
+     * Gives the connection back to the pool, as it was lent. A failure here (a dead connection) never replaces
+     * the exception on its way to the caller: it is added to it as suppressed.
+     */
+    void giveBack(Throwable primary) {
+      Connection lent = connection;
+      connection = null;
+      if (lent == null) {
+        return;
+      }
+      try {
+        if (!lent.isClosed() && lent.getAutoCommit() != originalAutoCommit) {
+          if (!lent.getAutoCommit()) {
+            lent.rollback(); // nothing of ours is pending here; never commit by switching modes
+          }
+          lent.setAutoCommit(originalAutoCommit);
+        }
+      } catch (SQLException e) {
+        if (primary != null) {
+          primary.addSuppressed(e);
+        } else {
+          LOG.log(Level.WARNING, "Restoring auto-commit failed", e);
+        }
+      } finally {
+        Quietly.close(lent);
+      }
+    }
+  }
 
   <T> Outcome<T> execute(CommandSpec<T> spec, String key, String fingerprint, CommandBody<T> body) {
     if (transactions.inProgress()) {
@@ -100,28 +172,20 @@ final class ClaimExecutor {
           + " transaction commits, or outside it; or declare the command TRANSACTIONAL if all its effects are in"
           + " the database, so that it joins the application's transaction.");
     }
-    Connection connection = transactions.newConnection();
+    Borrowed borrowed = new Borrowed();
+    Throwable primary = null;
     try {
-      boolean autoCommit = connection.getAutoCommit();
-      if (!autoCommit) {
-        connection.setAutoCommit(true);
-      }
-      try {
-        return claimAndRun(connection, spec, key, fingerprint, body);
-      } finally {
-        if (!autoCommit) {
-          connection.setAutoCommit(false);
-        }
-      }
-    } catch (SQLException e) {
-      throw new IdempotencyStoreException("Claiming " + spec.scope() + " key '" + key + "' failed", e);
+      return claimAndRun(borrowed, spec, key, fingerprint, body);
+    } catch (Throwable t) {
+      primary = t;
+      throw t;
     } finally {
-      Quietly.close(connection);
+      borrowed.giveBack(primary);
     }
   }
 
-  private <T> Outcome<T> claimAndRun(Connection connection, CommandSpec<T> spec, String key, String fingerprint,
-      CommandBody<T> body) throws SQLException {
+  private <T> Outcome<T> claimAndRun(Borrowed borrowed, CommandSpec<T> spec, String key, String fingerprint,
+      CommandBody<T> body) {
     String scope = spec.scope();
     String token = UUID.randomUUID().toString();
     long waitUntilNanos = System.nanoTime() + spec.waitTimeout().toNanos();
@@ -129,23 +193,29 @@ final class ClaimExecutor {
     int contendedRounds = 0;
     SQLException lastTransientFailure = null;
     while (contendedRounds++ < MAX_CONTENDED_ROUNDS) {
-      long now = clock.millis();
-      long leaseUntil = now + spec.leaseMillis();
       Row row;
+      long now;
       try {
-        if (insertClaim(connection, spec, key, fingerprint, token, now, leaseUntil)) {
-          listener.claimed(scope, key);
-          return run(connection, spec, key, fingerprint, token, now, body);
-        }
+        Connection connection = borrowed.get();
+        now = time.millis(connection);
+        long leaseUntil = now + spec.leaseMillis();
+        // Read first, without locking: an insert would wait for the row lock of an owner extending its lease.
         row = read(connection, scope, key);
         if (row == null) {
-          continue; // released or purged since the insert failed: claim again
+          if (insertClaim(connection, spec, key, fingerprint, token, now, leaseUntil)) {
+            listener.claimed(scope, key);
+            return run(borrowed, spec, key, fingerprint, token, now, body);
+          }
+          row = read(connection, scope, key);
+          if (row == null) {
+            continue; // released or purged since the insert failed: claim again
+          }
         }
         if (row.expiresAt() <= now) {
           if (takeOverExpired(connection, spec, key, fingerprint, token, now, leaseUntil, row.expiresAt())) {
             listener.takenOver(scope, key);
             listener.claimed(scope, key);
-            return run(connection, spec, key, fingerprint, token, now, body);
+            return run(borrowed, spec, key, fingerprint, token, now, body);
           }
           continue; // a competitor took it first
         }
@@ -157,19 +227,35 @@ final class ClaimExecutor {
           return replay(spec, key, new CompletedRecord(row.fingerprint(), row.result(), row.errorType(),
               row.resultShape(), row.expiresAt(), row.createdAt()));
         }
+        if (SqlDialect.OUTCOME_UNKNOWN.equals(row.state())) {
+          OutcomeNote note = OutcomeNote.parse(row.result(), row.createdAt());
+          throw new IdempotencyOutcomeUnknownException(scope, key, Instant.ofEpochMilli(note.since()),
+              note.problem(), true, null);
+        }
+        if (!SqlDialect.IN_PROGRESS.equals(row.state())) {
+          throw new IdempotencyBrokenRecordException(scope, key, "it is in state " + row.state() + ", which a CLAIM"
+              + " command never leaves behind (written by hand, or by a command of another mode)");
+        }
         if (row.leaseUntil() < now) {
-          if (takeOverLease(connection, spec, key, token, now, leaseUntil, row.ownerToken())) {
+          if (ownerHoldsTheRecord(connection, scope, key)) {
+            // Extending its lease in its open transaction: alive. The new lease end is not visible yet.
+            row = new Row(row.state(), row.fingerprint(), null, null, row.expiresAt(), row.ownerToken(),
+                now + spec.leaseMillis(), null, row.createdAt());
+          } else if (takeOverLease(connection, spec, key, token, now, leaseUntil, row.ownerToken())) {
             listener.takenOver(scope, key);
             listener.claimed(scope, key);
             // The lease takeover keeps the record's created_at: the key was first claimed then.
-            return run(connection, spec, key, fingerprint, token, row.createdAt(), body);
+            return run(borrowed, spec, key, fingerprint, token, row.createdAt(), body);
+          } else {
+            continue; // a competitor took it first; the next round sees its live lease
           }
-          continue; // a competitor took it first; the next round sees its live lease
         }
       } catch (SQLException e) {
         // Nothing ran yet, so a deadlock or lock timeout among competing claims may simply be retried.
         if (!dialect.isTransient(e)) {
-          throw e;
+          throw new IdempotencyStoreException("Claiming " + scope + " key '" + key + "' failed (step: claim;"
+              + " the body did not run; a retry claims again, or, if this claim did commit, meets it in flight"
+              + " until its lease ends)", e);
         }
         lastTransientFailure = e;
         pause(ThreadLocalRandom.current().nextLong(1, 5L * contendedRounds + 1));
@@ -179,9 +265,12 @@ final class ClaimExecutor {
       long remainingNanos = waitUntilNanos - System.nanoTime();
       if (spec.onInFlight() == InFlight.FAIL || remainingNanos <= 0) {
         listener.inFlightRejected(scope, key);
-        throw new IdempotencyInProgressException(scope, key, Instant.ofEpochMilli(row.leaseUntil()));
+        // In the runtime's clock, as the caller compares it with its own (the record holds the database's time).
+        throw new IdempotencyInProgressException(scope, key,
+            Instant.ofEpochMilli(row.leaseUntil() - time.offsetMillis()));
       }
       contendedRounds = 0; // waiting is not contention
+      borrowed.giveBack(null); // never sleep on a pooled connection: others (the owner's work too) may need it
       pause(Math.min(pauseMillis, Math.max(1, TimeUnit.NANOSECONDS.toMillis(remainingNanos))));
       pauseMillis = Math.min(pauseMillis * 2, MAX_POLL_MILLIS);
     }
@@ -194,80 +283,65 @@ final class ClaimExecutor {
   }
 
   private <T> Outcome<T> replay(CommandSpec<T> spec, String key, CompletedRecord record) {
+    @SuppressWarnings("unchecked")
+    T result = (T) results.replay(spec, key, record); // a broken record throws before it is cached
     cache.put(spec.scope(), key, record); // read in auto-commit mode: committed
     listener.replayed(spec.scope(), key);
-    @SuppressWarnings("unchecked")
-    T result = (T) results.replay(spec, key, record);
     return Outcome.replayOf(result, record);
   }
 
   /**
    * Runs the body in a transaction on the claim's connection, and completes the record in the same transaction.
    */
-  private <T> Outcome<T> run(Connection connection, CommandSpec<T> spec, String key, String fingerprint,
-      String token, long createdAt, CommandBody<T> body) throws SQLException {
+  private <T> Outcome<T> run(Borrowed borrowed, CommandSpec<T> spec, String key, String fingerprint,
+      String token, long createdAt, CommandBody<T> body) {
     String scope = spec.scope();
-    connection.setAutoCommit(false);
-    Transaction tx = transactions.bind(connection);
-    currentLease.set(new Lease(spec, key, token));
-    T value;
-    String json;
+    Connection connection = borrowed.connection;
     try {
-      try {
-        value = body.run();
-        json = spec.resultType().isVoid() ? null : results.write(spec, value);
-      } finally {
-        transactions.unbind();
-        currentLease.remove();
-      }
+      connection.setAutoCommit(false);
+    } catch (SQLException e) {
+      throw new IdempotencyStoreException("Beginning the body's transaction of " + scope + " key '" + key
+          + "' failed (step: body; it did not run, its claim holds until its lease ends, then a retry runs it)", e);
+    }
+    Transaction tx = transactions.bind(connection);
+    currentLease.set(new Lease(spec, key, token, connection));
+    T value;
+    try {
+      value = body.run();
     } catch (Throwable failure) {
-      Quietly.rollback(connection);
-      ReplayableFailure<?> replayable = spec.replayableFor(failure);
-      String arguments = replayable == null ? null : captureQuietly(spec, replayable, failure);
-      try {
-        connection.setAutoCommit(true);
-        if (arguments == null) {
-          if (release(connection, spec, key, token)) {
-            listener.released(scope, key);
-          }
-        } else {
-          long expiresAt = clock.millis() + spec.retentionMillis();
-          if (complete(connection, spec, key, token, arguments, replayable.storedName(), null, expiresAt)) {
-            cache.put(scope, key,
-                new CompletedRecord(fingerprint, arguments, replayable.storedName(), null, expiresAt, createdAt));
-            listener.completed(scope, key);
-          } else {
-            listener.leaseLost(scope, key);
-            failure.addSuppressed(new IdempotencyLeaseLostException(scope, key));
-          }
-        }
-      } catch (SQLException e) {
-        // The body's exception matters more; the claim then holds until its lease ends, as after a crash.
-        failure.addSuppressed(new IdempotencyStoreException("Recording the outcome of " + scope + " key '" + key
-            + "' failed; the claim holds until its lease ends", e));
-      }
-      throw Sneaky.rethrow(failure);
+      throw failed(connection, spec, key, fingerprint, token, createdAt, failure);
+    } finally {
+      transactions.unbind();
+      currentLease.remove();
     }
 
-    long expiresAt = clock.millis() + spec.retentionMillis();
+    // The body returned: its effects outside the database happened. From here on the key is never released.
+    String json;
+    try {
+      json = spec.resultType().isVoid() ? null : results.write(spec, value);
+    } catch (RuntimeException notStorable) {
+      Quietly.rollback(connection);
+      throw outcomeUnknown(borrowed, spec, key, token, "its result could not be stored ("
+          + notStorable.getMessage() + ")", notStorable);
+    }
+    long expiresAt = time.millis() + spec.retentionMillis();
     boolean completed;
     try {
       completed = complete(connection, spec, key, token, json, null, spec.resultShape(), expiresAt);
-      if (completed) {
-        connection.commit();
-      } else {
-        connection.rollback();
-      }
     } catch (SQLException e) {
-      // The claim stays in progress until its lease ends, as after a crash: the body's effects may have happened.
       Quietly.rollback(connection);
-      throw e;
-    } finally {
-      connection.setAutoCommit(true);
+      throw outcomeUnknown(borrowed, spec, key, token, "the statement completing its record failed (step:"
+          + " completion; " + e.getMessage() + ")", e);
     }
     if (!completed) {
+      Quietly.rollback(connection);
       listener.leaseLost(scope, key);
       throw new IdempotencyLeaseLostException(scope, key);
+    }
+    try {
+      connection.commit();
+    } catch (SQLException e) {
+      throw commitFailed(borrowed, spec, key, token, e);
     }
     CompletedRecord completedRecord =
         new CompletedRecord(fingerprint, json, null, spec.resultShape(), expiresAt, createdAt);
@@ -277,27 +351,137 @@ final class ClaimExecutor {
     return Outcome.executed(value, completedRecord);
   }
 
+  /** The body threw: a business failure is stored like a result, anything else releases the claim. */
+  private RuntimeException failed(Connection connection, CommandSpec<?> spec, String key, String fingerprint,
+      String token, long createdAt, Throwable failure) {
+    String scope = spec.scope();
+    Quietly.rollback(connection);
+    ReplayableFailure<?> replayable = spec.replayableFor(failure);
+    String arguments = replayable == null ? null : captureQuietly(spec, replayable, failure);
+    String step = arguments == null ? "release" : "completion with the business failure";
+    try {
+      connection.setAutoCommit(true);
+      if (arguments == null) {
+        if (release(connection, spec, key, token)) {
+          listener.released(scope, key);
+        }
+      } else {
+        long expiresAt = time.millis() + spec.retentionMillis();
+        if (complete(connection, spec, key, token, arguments, replayable.storedName(), null, expiresAt)) {
+          cache.put(scope, key,
+              new CompletedRecord(fingerprint, arguments, replayable.storedName(), null, expiresAt, createdAt));
+          listener.completed(scope, key);
+        } else {
+          // As on the success path: the new owner's outcome stands, this caller's failure was not stored.
+          listener.leaseLost(scope, key);
+          return new IdempotencyLeaseLostException(scope, key, failure);
+        }
+      }
+    } catch (SQLException e) {
+      // The body's exception matters more; the claim then holds until its lease ends, as after a crash.
+      failure.addSuppressed(new IdempotencyStoreException("Recording the outcome of " + scope + " key '" + key
+          + "' failed (step: " + step + "); the claim holds until its lease ends, then a retry runs the command"
+          + " again", e));
+    }
+    return Sneaky.rethrow(failure);
+  }
+
+  /**
+   * The body returned but its outcome cannot be recorded: turns the claim {@code OUTCOME_UNKNOWN}, fenced by the
+   * owner token, on the claim's connection, or on a fresh one if that is dead.
+   */
+  private RuntimeException outcomeUnknown(Borrowed borrowed, CommandSpec<?> spec, String key, String token,
+      String problem, Throwable cause) {
+    String scope = spec.scope();
+    long since = time.millis();
+    Boolean marked = markUnknown(borrowed, spec, key, token, since, problem, cause);
+    if (Boolean.FALSE.equals(marked)) {
+      listener.leaseLost(scope, key);
+      return new IdempotencyLeaseLostException(scope, key, cause);
+    }
+    listener.outcomeUnknown(scope, key);
+    return new IdempotencyOutcomeUnknownException(scope, key, Instant.ofEpochMilli(since), problem,
+        marked != null, cause);
+  }
+
+  /**
+   * {@code commit()} failed: the completion may have committed or not. If the claim is still ours and in
+   * progress, it did not: the outcome is unknown and recorded so. If it is no longer ours, it committed or was taken
+   * over, and a retry replays whichever outcome stands. If nothing can be run at all, the background mark settles
+   * it once the database is back (see {@link #markUnknown}), so the caller is told what a retry then meets.
+   */
+  private RuntimeException commitFailed(Borrowed borrowed, CommandSpec<?> spec, String key, String token,
+      SQLException failure) {
+    Quietly.rollback(borrowed.connection);
+    long since = time.millis();
+    String problem = "the commit of its completion failed (step: completion; " + failure.getMessage() + ")";
+    Boolean marked = markUnknown(borrowed, spec, key, token, since, problem, failure);
+    if (marked == null) {
+      listener.outcomeUnknown(spec.scope(), key);
+      return new IdempotencyOutcomeUnknownException(spec.scope(), key, Instant.ofEpochMilli(since), problem
+          + "; if that commit went through after all, a retry replays its result", false, failure);
+    }
+    if (marked) {
+      listener.outcomeUnknown(spec.scope(), key);
+      return new IdempotencyOutcomeUnknownException(spec.scope(), key, Instant.ofEpochMilli(since), problem,
+          true, failure);
+    }
+    return new IdempotencyCommitUnknownException(spec.scope(), key, "a retry with the same key replays the"
+        + " recorded outcome: this call's if its commit went through, else that of the caller that took the claim"
+        + " over when its lease ended", failure);
+  }
+
+  /** @return true if marked, false if the claim is no longer ours, null if no statement could be run */
+  private Boolean markUnknown(Borrowed borrowed, CommandSpec<?> spec, String key, String token, long since,
+      String problem, Throwable cause) {
+    String note = OutcomeNote.write(since, problem);
+    long expiresAt = since + spec.retentionMillis();
+    try {
+      Connection connection = borrowed.connection;
+      if (!connection.getAutoCommit()) {
+        connection.rollback();
+        connection.setAutoCommit(true);
+      }
+      return markUnknown(connection, spec, key, token, note, expiresAt);
+    } catch (SQLException onClaimConnection) {
+      cause.addSuppressed(onClaimConnection);
+    }
+    // The claim's connection is dead: give it back first (a pool of one has no other), then try a fresh one.
+    borrowed.giveBack(cause);
+    try {
+      Connection fresh = borrowed.get();
+      return markUnknown(fresh, spec, key, token, note, expiresAt);
+    } catch (SQLException | IdempotencyStoreException onFreshConnection) {
+      cause.addSuppressed(onFreshConnection);
+      unrecorded.retryUntilLeaseEnds(spec.scope(), key, spec.leaseMillis(), connection -> {
+        markUnknown(connection, spec, key, token, note, expiresAt); // false: no longer ours, nothing to record
+        return true;
+      });
+      return null;
+    }
+  }
+
+  /**
+   * Extends the lease of the body running on this thread, on its own connection and in its transaction (see the
+   * class comment): visible to others when the body's transaction commits, and meanwhile the row lock shows the
+   * owner alive.
+   */
   boolean extendLease(Duration extension) {
     Lease lease = currentLease.get();
     if (lease == null) {
       throw new IllegalStateException("extendLease() works only inside the body of a CLAIM command, on its thread");
     }
-    long leaseUntil = clock.millis() + extension.toMillis();
-    try (Connection connection = dataSource.getConnection()) {
-      if (!connection.getAutoCommit()) {
-        connection.setAutoCommit(true);
-      }
-      try (PreparedStatement extend = connection.prepareStatement(extendSql)) {
-        extend.setLong(1, leaseUntil);
-        extend.setLong(2, leaseUntil + lease.spec().retentionMillis());
-        extend.setString(3, lease.spec().scope());
-        extend.setString(4, lease.key());
-        extend.setString(5, lease.ownerToken());
-        return extend.executeUpdate() == 1;
-      }
+    long leaseUntil = time.millis() + extension.toMillis();
+    try (PreparedStatement extend = lease.connection().prepareStatement(extendSql)) {
+      extend.setLong(1, leaseUntil);
+      extend.setLong(2, leaseUntil + lease.spec().retentionMillis());
+      extend.setString(3, lease.spec().scope());
+      extend.setString(4, lease.key());
+      extend.setString(5, lease.ownerToken());
+      return extend.executeUpdate() == 1;
     } catch (SQLException e) {
       throw new IdempotencyStoreException("Extending the lease on " + lease.spec().scope() + " key '"
-          + lease.key() + "' failed", e);
+          + lease.key() + "' failed (step: lease extension, in the body's transaction)", e);
     }
   }
 
@@ -319,6 +503,11 @@ final class ClaimExecutor {
   }
 
   private Row read(Connection connection, String scope, String key) throws SQLException {
+    return read(connection, selectSql, scope, key);
+  }
+
+  /** Reads a record with {@link SqlDialect#leaseSelectSql}; also for {@link IdemRuntime#inspect}. */
+  static Row read(Connection connection, String selectSql, String scope, String key) throws SQLException {
     try (PreparedStatement select = connection.prepareStatement(selectSql)) {
       select.setString(1, scope);
       select.setString(2, key);
@@ -329,6 +518,23 @@ final class ClaimExecutor {
         return new Row(rs.getString(1), rs.getString(2), rs.getString(3), rs.getString(4), rs.getLong(5),
             rs.getString(6), rs.getLong(7), rs.getString(8), rs.getLong(9));
       }
+    }
+  }
+
+  /** Whether an open transaction (its owner's, extending the lease) holds the record locked; never waits. */
+  private boolean ownerHoldsTheRecord(Connection connection, String scope, String key) throws SQLException {
+    try (PreparedStatement probe = connection.prepareStatement(lockProbeSql)) {
+      probe.setString(1, scope);
+      probe.setString(2, key);
+      try (ResultSet rs = probe.executeQuery()) {
+        rs.next();
+        return false; // not locked (in auto-commit mode, the lock ends with the statement)
+      }
+    } catch (SQLException e) {
+      if (dialect.isLockNotAvailable(e)) {
+        return true;
+      }
+      throw e;
     }
   }
 
@@ -373,6 +579,19 @@ final class ClaimExecutor {
       update.setString(5, spec.scope());
       update.setString(6, key);
       update.setString(7, token);
+      return update.executeUpdate() == 1;
+    }
+  }
+
+  /** The fenced mark of an outcome that could not be recorded: true only if this caller still owns the claim. */
+  private boolean markUnknown(Connection connection, CommandSpec<?> spec, String key, String token, String note,
+      long expiresAt) throws SQLException {
+    try (PreparedStatement update = connection.prepareStatement(markOutcomeUnknownSql)) {
+      update.setString(1, note);
+      update.setLong(2, expiresAt);
+      update.setString(3, spec.scope());
+      update.setString(4, key);
+      update.setString(5, token);
       return update.executeUpdate() == 1;
     }
   }

@@ -79,6 +79,18 @@ final class CompletedRecordCache {
     }
   }
 
+  /** Forgets one key's record (an operator deleted or resolved it). */
+  void evict(String scope, String key) {
+    if (segments == null) {
+      return;
+    }
+    Key cacheKey = new Key(scope, key);
+    Segment segment = segmentOf(cacheKey);
+    synchronized (segment) {
+      segment.remove(cacheKey);
+    }
+  }
+
   void clear() {
     if (segments == null) {
       return;

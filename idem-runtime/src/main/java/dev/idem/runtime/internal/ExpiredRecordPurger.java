@@ -5,7 +5,6 @@ import dev.idem.runtime.IdempotencyStoreException;
 import java.sql.Connection;
 import java.sql.PreparedStatement;
 import java.sql.SQLException;
-import java.time.Clock;
 import javax.sql.DataSource;
 
 /**
@@ -18,10 +17,13 @@ final class ExpiredRecordPurger {
   private final DataSource dataSource;
   private final SqlDialect dialect;
   private final String tableName;
-  private final Clock clock;
+  private final DatabaseClock clock;
+  private final TransactionManager transactions;
   private final String purgeSql;
 
-  ExpiredRecordPurger(DataSource dataSource, SqlDialect dialect, String tableName, Clock clock) {
+  ExpiredRecordPurger(DataSource dataSource, TransactionManager transactions, SqlDialect dialect, String tableName,
+      DatabaseClock clock) {
+    this.transactions = transactions;
     this.dataSource = dataSource;
     this.dialect = dialect;
     this.tableName = tableName;
@@ -30,13 +32,20 @@ final class ExpiredRecordPurger {
   }
 
   long purgeExpired(int batchSize) {
-    long now = clock.millis();
+    if (transactions.inProgress() || transactions.applicationsInProgress()) {
+      // Its batches commit on a connection of their own: inside a transaction, that would be a second pooled
+      // connection while this thread holds one (a pool of one would wait for itself), and the batches would not
+      // be part of the caller's transaction anyway.
+      throw new IllegalStateException("purgeExpired() runs its own short transactions on a connection of its own:"
+          + " call it outside runtime.inTransaction(...), the application's transaction and commands' bodies");
+    }
     long total = 0;
     try (Connection connection = dataSource.getConnection()) {
       boolean autoCommit = connection.getAutoCommit();
       if (!autoCommit) {
         connection.setAutoCommit(true);
       }
+      long now = clock.millis(connection);
       try (PreparedStatement purge = connection.prepareStatement(purgeSql)) {
         int deleted;
         do {

@@ -4,6 +4,8 @@ import com.fasterxml.jackson.databind.ObjectMapper;
 import dev.idem.Mode;
 import dev.idem.runtime.Dialect;
 import dev.idem.runtime.GeneratedCodeVersionException;
+import dev.idem.runtime.IdempotencyBrokenRecordException;
+import dev.idem.runtime.IdempotencyRecord;
 import dev.idem.runtime.IdemRuntime;
 import dev.idem.runtime.IdempotencyException;
 import dev.idem.runtime.IdempotencyKeyReusedException;
@@ -21,6 +23,7 @@ import java.time.Duration;
 import java.time.Instant;
 import java.util.Collection;
 import java.util.Objects;
+import java.util.Optional;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.function.Function;
 import javax.sql.DataSource;
@@ -44,7 +47,7 @@ public final class IdemEngine {
   private final String tableName;
   private final KeyComposer keys;
   private final ResultCodec results;
-  private final Clock clock;
+  private final DatabaseClock clock;
   private final SafeListener listener;
   private final CompletedRecordCache cache;
   private final TransactionManager transactions;
@@ -54,6 +57,7 @@ public final class IdemEngine {
   private final Transitions transitions;
   private final SchemaInstaller schema;
   private final ExpiredRecordPurger purger;
+  private final RecordOperations operations;
   /** The built-in scheduled purge; null unless the builder asked for one. */
   private final ScheduledPurge scheduledPurge;
   /** The first command seen per scope: two different commands must not share one (see {@link #checkScope}). */
@@ -70,18 +74,19 @@ public final class IdemEngine {
     this.tableName = settings.tableName();
     this.keys = new KeyComposer(settings.maxKeyLength(), settings.allowedKeyPunctuation());
     this.results = new ResultCodec(settings.objectMapper(), settings.maxResultSize());
-    this.clock = settings.clock();
+    this.clock = new DatabaseClock(settings.clock(), dialect, settings.followDatabaseClock());
     this.listener = new SafeListener(settings.listener());
     this.cache = new CompletedRecordCache(settings.resultCacheSize());
     this.transactions = new TransactionManager(dataSource, settings.transactionBinding());
     RecordStatements records = new RecordStatements(dialect, tableName);
     this.transactional = new TransactionalExecutor(transactions, records, dialect, results, clock, listener, cache);
-    this.claims = new ClaimExecutor(dataSource, transactions, dialect, tableName, results, clock, listener, cache);
+    this.claims = new ClaimExecutor(transactions, dialect, tableName, results, clock, listener, cache);
     this.batches = new BatchExecutor(transactions, records, dialect, tableName, keys, clock, listener);
-    this.transitions = new Transitions(transactions, dialect, clock, settings.transitionListener(),
+    this.transitions = new Transitions(transactions, dialect, settings.clock(), settings.transitionListener(),
         settings.logTransitions());
     this.schema = new SchemaInstaller(dataSource, dialect, tableName);
-    this.purger = new ExpiredRecordPurger(dataSource, dialect, tableName, clock);
+    this.purger = new ExpiredRecordPurger(dataSource, transactions, dialect, tableName, clock);
+    this.operations = new RecordOperations(transactions, dialect, tableName, results, cache, commandsByScope::get);
     this.scheduledPurge = settings.purgeInterval() == null ? null
         : new ScheduledPurge(purger, listener, tableName, settings.purgeInterval(), settings.purgeBatchSize());
   }
@@ -104,12 +109,13 @@ public final class IdemEngine {
    * @param transactionBinding where the application's transaction is found, or null to always use idem's own
    * @param purgeInterval how often the scheduled purge runs, or null for none
    * @param purgeBatchSize the scheduled purge's batch size
+   * @param followDatabaseClock whether leases and expiry follow the database's clock (see {@link DatabaseClock})
    */
   public record Settings(DataSource dataSource, Dialect dialect, String tableName, int maxKeyLength,
                          String allowedKeyPunctuation, Clock clock, ObjectMapper objectMapper,
                          IdempotencyListener listener, int resultCacheSize, TransitionListener transitionListener,
                          boolean logTransitions, int maxResultSize, TransactionBinding transactionBinding,
-                         Duration purgeInterval, int purgeBatchSize) {}
+                         Duration purgeInterval, int purgeBatchSize, boolean followDatabaseClock) {}
 
   /**
    * Registers how to get from a runtime to its engine; {@link IdemRuntime} does it once, in its class initializer.
@@ -238,6 +244,9 @@ public final class IdemEngine {
       listener.commandFinished(spec.scope(), null, System.nanoTime() - start);
       return result;
     } catch (Throwable failure) {
+      if (failure instanceof IdempotencyBrokenRecordException broken) {
+        listener.brokenRecord(broken.scope(), broken.key());
+      }
       listener.commandFinished(spec.scope(), failure, System.nanoTime() - start);
       throw failure;
     }
@@ -404,6 +413,37 @@ public final class IdemEngine {
     }
   }
 
+  // ------------------------------------------------------------------------------------------------
+  // Operators
+
+  /**
+   * @param scope the command's scope
+   * @param key the composed key
+   * @return the record, if any
+   */
+  public Optional<IdempotencyRecord> inspect(String scope, String key) {
+    return operations.inspect(scope, key);
+  }
+
+  /**
+   * @param scope the command's scope
+   * @param key the composed key
+   * @return whether a record was deleted
+   */
+  public boolean forget(String scope, String key) {
+    return operations.forget(scope, key);
+  }
+
+  /**
+   * @param scope the command's scope
+   * @param key the composed key
+   * @param resultJson the result as JSON, or null for a void command
+   * @return whether an OUTCOME_UNKNOWN record was completed
+   */
+  public boolean resolve(String scope, String key, String resultJson) {
+    return operations.resolve(scope, key, resultJson);
+  }
+
   /** Limits of the key and scope, for the builder's argument checks. */
   public static final class Limits {
     /** The default longest composed key. */
@@ -425,6 +465,17 @@ public final class IdemEngine {
      */
     public static void checkKeyPunctuation(String punctuation) {
       new KeyComposer(KeyComposer.DEFAULT_MAX_LENGTH, punctuation);
+    }
+
+    /**
+     * Checks every identifier idem derives from a table name against the dialect's limit.
+     *
+     * @param dialect the dialect
+     * @param tableName the table's name
+     * @throws IllegalArgumentException naming the derived identifier and the limit
+     */
+    public static void checkTableName(Dialect dialect, String tableName) {
+      SqlDialect.of(dialect).checkIdentifiers(tableName);
     }
   }
 }

@@ -21,6 +21,7 @@ import com.fasterxml.jackson.databind.introspect.Annotated;
 import com.fasterxml.jackson.databind.introspect.AnnotatedMember;
 import com.fasterxml.jackson.databind.introspect.AnnotatedParameter;
 import com.fasterxml.jackson.databind.introspect.NopAnnotationIntrospector;
+import com.fasterxml.jackson.databind.jsontype.BasicPolymorphicTypeValidator;
 import com.fasterxml.jackson.databind.jsontype.NamedType;
 import com.fasterxml.jackson.datatype.jdk8.Jdk8Module;
 import com.fasterxml.jackson.datatype.jsr310.JavaTimeModule;
@@ -48,6 +49,11 @@ final class ResultCodec {
 
   ResultCodec(ObjectMapper base, int maxResultSize) {
     ObjectMapper copy = base == null ? new ObjectMapper() : base.copy();
+    // A stored row must never name the class to instantiate: no default typing (the builder refuses a mapper with
+    // it; stripped here too), and class names in @JsonTypeInfo are denied. Sealed subtypes travel by the names
+    // ResultType.withSubtypes gives out, which no validator needs to allow.
+    copy.deactivateDefaultTyping();
+    copy.setPolymorphicTypeValidator(BasicPolymorphicTypeValidator.builder().build());
     copy.registerModule(new Jdk8Module());
     copy.registerModule(new JavaTimeModule());
     PropertyModel.configure(copy);
@@ -124,7 +130,15 @@ final class ResultCodec {
       throw new IdempotencyException("The stored outcome of " + spec.scope() + " is the exception "
           + record.errorType() + ", which is no longer listed in replayOn; add it back, or let the record expire");
     }
-    throw Sneaky.rethrow(failure.recreate(readArguments(spec, failure, record.result())));
+    Object[] arguments = readArguments(spec, key, failure, record.result());
+    Throwable recreated;
+    try {
+      recreated = failure.recreate(arguments);
+    } catch (RuntimeException e) {
+      throw new IdempotencyBrokenRecordException(spec.scope(), key, "its stored " + failure.storedName()
+          + " cannot be recreated from the stored arguments (" + e + ")");
+    }
+    throw Sneaky.rethrow(recreated);
   }
 
   /**
@@ -154,23 +168,43 @@ final class ResultCodec {
     return checkSize(spec, json);
   }
 
-  private Object[] readArguments(CommandSpec<?> spec, ReplayableFailure<?> failure, String json) {
-    try {
-      JsonNode array = mapper.readTree(json);
-      Object[] arguments = new Object[failure.argumentTypes().size()];
-      if (!array.isArray() || array.size() != arguments.length) {
-        throw new IdempotencyException("The stored " + failure.storedName() + " of " + spec.scope() + " has "
-            + array.size() + " values, but its constructor takes " + arguments.length
-            + "; did the exception change incompatibly?");
-      }
-      for (int i = 0; i < arguments.length; i++) {
-        arguments[i] = mapper.treeToValue(array.get(i), failure.argumentTypes().get(i));
-      }
-      return arguments;
-    } catch (JsonProcessingException e) {
-      throw new IdempotencyException("Cannot replay the stored " + failure.storedName() + " of " + spec.scope()
-          + " (" + e.getOriginalMessage() + "); did the exception change incompatibly?", e);
+  /**
+   * The stored constructor arguments of a business failure. A record that does not hold them as a JSON array of
+   * the right values (SQL NULL, malformed JSON, values of other types: written by hand or tampered with) is broken:
+   * never a foreign exception rethrown as if it were the stored failure.
+   */
+  private Object[] readArguments(CommandSpec<?> spec, String key, ReplayableFailure<?> failure, String json) {
+    if (json == null) {
+      throw new IdempotencyBrokenRecordException(spec.scope(), key, "it stores the business failure "
+          + failure.storedName() + " without its constructor arguments (SQL NULL)");
     }
+    JsonNode array;
+    try {
+      array = mapper.readTree(json);
+    } catch (JsonProcessingException e) {
+      throw new IdempotencyBrokenRecordException(spec.scope(), key, "the stored arguments of its "
+          + failure.storedName() + " are not JSON (" + e.getOriginalMessage() + ")");
+    }
+    Object[] arguments = new Object[failure.argumentTypes().size()];
+    if (array == null || !array.isArray()) {
+      throw new IdempotencyBrokenRecordException(spec.scope(), key, "the stored arguments of its "
+          + failure.storedName() + " are not a JSON array");
+    }
+    if (array.size() != arguments.length) {
+      throw new IdempotencyException("The stored " + failure.storedName() + " of " + spec.scope() + " has "
+          + array.size() + " values, but its constructor takes " + arguments.length
+          + "; did the exception change incompatibly?");
+    }
+    for (int i = 0; i < arguments.length; i++) {
+      try {
+        arguments[i] = mapper.treeToValue(array.get(i), failure.argumentTypes().get(i));
+      } catch (JsonProcessingException | IllegalArgumentException e) {
+        throw new IdempotencyBrokenRecordException(spec.scope(), key, "stored argument " + i + " of its "
+            + failure.storedName() + " does not read as " + failure.argumentTypes().get(i).getName() + " ("
+            + e.getMessage() + ")");
+      }
+    }
+    return arguments;
   }
 
   private TypedCodec codec(ResultType<?> resultType) {

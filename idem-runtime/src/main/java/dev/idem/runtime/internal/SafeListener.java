@@ -68,6 +68,14 @@ final class SafeListener {
     notify("leaseLost", IdempotencyListener::leaseLost, scope, key);
   }
 
+  void outcomeUnknown(String scope, String key) {
+    notify("outcomeUnknown", IdempotencyListener::outcomeUnknown, scope, key);
+  }
+
+  void brokenRecord(String scope, String key) {
+    notify("brokenRecord", IdempotencyListener::brokenRecord, scope, key);
+  }
+
   void purged(String tableName, long deleted) {
     try {
       listener.purged(tableName, deleted);

@@ -34,6 +34,12 @@ abstract class SqlDialect {
   static final String PENDING = "PENDING";
   /** {@code idem_record.state} of a {@code CLAIM} record whose body runs. */
   static final String IN_PROGRESS = "IN_PROGRESS";
+  /**
+   * {@code idem_record.state} of a {@code CLAIM} record whose body returned (its external effects happened) but
+   * whose outcome could not be recorded; {@code result} then holds idem's {@link OutcomeNote}. Never released, never
+   * taken over when its lease ends; it expires by retention, or an operator resolves or forgets it.
+   */
+  static final String OUTCOME_UNKNOWN = "OUTCOME_UNKNOWN";
 
   /** The transition log's table; its DDL is {@link #transitionLogSchemaResource()}. */
   static final String TRANSITION_LOG_TABLE = "idem_transition_log";
@@ -204,6 +210,80 @@ abstract class SqlDialect {
     return "UPDATE " + table + " SET lease_until = ?, expires_at = ?" + FENCED_BY_OWNER;
   }
 
+  /**
+   * SQL turning a claim whose body returned into {@link #OUTCOME_UNKNOWN}, fenced by the owner token (which it
+   * keeps, for operators); parameters: the note (JSON), expires_at, scope, key, owner_token.
+   */
+  final String markOutcomeUnknownSql(String table) {
+    return "UPDATE " + table + " SET state = '" + OUTCOME_UNKNOWN + "', result = ?, error_type = NULL,"
+        + " result_shape = NULL, lease_until = NULL, expires_at = ?" + FENCED_BY_OWNER;
+  }
+
+  /**
+   * SQL locking a record without waiting, in auto-commit mode (so the lock ends with the statement): fails with
+   * {@link #isLockNotAvailable} while an open transaction (an owner extending its lease) holds it. Parameters:
+   * scope, key.
+   */
+  String lockProbeSql(String table) {
+    return "SELECT state FROM " + table + BY_KEY + " FOR UPDATE NOWAIT";
+  }
+
+  /** Whether a statement failed because a lock was held and it was told not to wait. */
+  abstract boolean isLockNotAvailable(SQLException e);
+
+  // ------------------------------------------------------------------------------------------------
+  // Operators (IdemRuntime.inspect / forget / resolve): one record by scope and key.
+
+  /** SQL deleting one record whatever its state; parameters: scope, key. */
+  final String forgetSql(String table) {
+    return "DELETE FROM " + table + BY_KEY;
+  }
+
+  /**
+   * SQL completing an {@link #OUTCOME_UNKNOWN} record with a result an operator supplies, keeping its expiry;
+   * parameters: result, result_shape, scope, key.
+   */
+  final String resolveSql(String table) {
+    return "UPDATE " + table + " SET state = '" + COMPLETED + "', result = ?, error_type = NULL,"
+        + " result_shape = ?, owner_token = NULL, lease_until = NULL" + BY_KEY
+        + " AND state = '" + OUTCOME_UNKNOWN + "'";
+  }
+
+  // ------------------------------------------------------------------------------------------------
+  // Time and names
+
+  /**
+   * SQL reading the database's current time in epoch millis (one row, one BIGINT column), for
+   * {@link DatabaseClock}: the real time, not the transaction's start, where the database offers it.
+   */
+  abstract String currentTimeMillisSql();
+
+  /** The longest identifier this database accepts without truncating it, in bytes of UTF-8 (names are ASCII). */
+  abstract int maxIdentifierLength();
+
+  /**
+   * Checks every identifier idem derives from the table name: the table and its expiry index.
+   *
+   * @throws IllegalArgumentException naming the derived identifier and the limit
+   */
+  final void checkIdentifiers(String table) {
+    for (String identifier : new String[] {table, expiryIndexName(table)}) {
+      if (identifier.length() > maxIdentifierLength()) {
+        throw new IllegalArgumentException("tableName '" + table + "' is too long for " + dialect + ": idem derives"
+            + " the identifier '" + identifier + "' (" + identifier.length() + " characters) from it, and "
+            + dialect + " accepts at most " + maxIdentifierLength() + " (it would "
+            + (dialect == Dialect.POSTGRESQL ? "silently truncate it" : "reject it") + "); choose a table name of"
+            + " at most " + (maxIdentifierLength() - (expiryIndexName(table).length() - table.length()))
+            + " characters");
+      }
+    }
+  }
+
+  /** The expiry index's name, as the DDL resources derive it from the table's. */
+  static String expiryIndexName(String table) {
+    return table + "_expires_idx";
+  }
+
   // ------------------------------------------------------------------------------------------------
   // Batches (BatchStatements)
 
@@ -329,6 +409,26 @@ abstract class SqlDialect {
     }
 
     @Override
+    boolean isLockNotAvailable(SQLException e) {
+      for (SQLException s : SqlErrors.chain(e)) {
+        if ("55P03".equals(s.getSQLState())) {
+          return true;
+        }
+      }
+      return false;
+    }
+
+    @Override
+    String currentTimeMillisSql() {
+      return "SELECT CAST(EXTRACT(EPOCH FROM clock_timestamp()) * 1000 AS BIGINT)";
+    }
+
+    @Override
+    int maxIdentifierLength() {
+      return 63; // NAMEDATALEN - 1
+    }
+
+    @Override
     String purgeSql(String table) {
       // PostgreSQL has no DELETE ... LIMIT; the subquery picks a batch of rows, the outer delete finds them by
       // ctid (a Tid Scan). ORDER BY makes the index on expires_at the only cheap plan: without it, when most rows
@@ -345,6 +445,7 @@ abstract class SqlDialect {
     private static final int ER_DUP_ENTRY = 1062;
     private static final int ER_LOCK_WAIT_TIMEOUT = 1205;
     private static final int ER_LOCK_DEADLOCK = 1213;
+    private static final int ER_LOCK_NOWAIT = 3572;
     /**
      * A locking read sees the latest committed row; a plain read under REPEATABLE READ would use the snapshot
      * taken before the competing claim committed and find nothing.
@@ -413,6 +514,27 @@ abstract class SqlDialect {
       // Concurrent purges (one per node) walk the expiry index in the same order, so that one waits for the other's
       // batch rather than deadlocking; a deadlock or lock timeout all the same is retried (purgeBatch).
       return "DELETE FROM " + table + " WHERE expires_at <= ? ORDER BY expires_at LIMIT ?";
+    }
+
+    @Override
+    boolean isLockNotAvailable(SQLException e) {
+      for (SQLException s : SqlErrors.chain(e)) {
+        // NOWAIT reports a lock wait timeout (MariaDB), or ER_LOCK_NOWAIT (MySQL 8)
+        if (s.getErrorCode() == ER_LOCK_WAIT_TIMEOUT || s.getErrorCode() == ER_LOCK_NOWAIT) {
+          return true;
+        }
+      }
+      return false;
+    }
+
+    @Override
+    String currentTimeMillisSql() {
+      return "SELECT CAST(UNIX_TIMESTAMP(NOW(3)) * 1000 AS SIGNED)";
+    }
+
+    @Override
+    int maxIdentifierLength() {
+      return 64;
     }
 
     @Override
@@ -512,6 +634,27 @@ abstract class SqlDialect {
     @Override
     String purgeSql(String table) {
       return "DELETE FROM " + table + " WHERE expires_at <= ? FETCH FIRST ? ROWS ONLY";
+    }
+
+    @Override
+    boolean isLockNotAvailable(SQLException e) {
+      for (SQLException s : SqlErrors.chain(e)) {
+        if (s.getErrorCode() == LOCK_TIMEOUT) {
+          return true;
+        }
+      }
+      return false;
+    }
+
+    /** CURRENT_TIMESTAMP is the transaction's start in H2: measured in auto-commit mode or first in a transaction. */
+    @Override
+    String currentTimeMillisSql() {
+      return "SELECT DATEDIFF('MILLISECOND', TIMESTAMP WITH TIME ZONE '1970-01-01 00:00:00+00', CURRENT_TIMESTAMP)";
+    }
+
+    @Override
+    int maxIdentifierLength() {
+      return 256; // H2's MAX_IDENTIFIER_LENGTH
     }
 
     @Override

@@ -54,6 +54,20 @@ final class Transaction {
     }
   }
 
+  /** After a {@code replayOn} failure: idem rolled back the body's writes and records the failure as the outcome. */
+  void failureRecorded(Throwable failure) {
+    if (application != null) {
+      application.failureRecorded(failure);
+    }
+  }
+
+  /** After a transition's guarded update changed an entity's row behind the application's back. */
+  void entityChanged(String entityName, Object id) {
+    if (application != null) {
+      application.entityChanged(entityName, id);
+    }
+  }
+
   /** After a body failed and idem rolled back to its savepoint. */
   void bodyFailed(Throwable failure) {
     if (application != null) {

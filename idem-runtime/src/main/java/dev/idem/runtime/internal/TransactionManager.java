@@ -1,6 +1,7 @@
 package dev.idem.runtime.internal;
 
 import dev.idem.runtime.IdemRuntime;
+import dev.idem.runtime.IdempotencyCommitUnknownException;
 import dev.idem.runtime.IdempotencyStoreException;
 import dev.idem.runtime.TransactionBinding;
 import dev.idem.runtime.TransactionalWork;
@@ -130,7 +131,8 @@ final class TransactionManager {
         tx.connection.commit();
       } catch (SQLException e) {
         Quietly.rollback(tx.connection);
-        throw new IdempotencyStoreException("Commit failed; the transaction was rolled back", e);
+        // commit() itself failed: the database may have committed or not; never claim it rolled back.
+        throw new IdempotencyCommitUnknownException(null, null, e);
       }
     } finally {
       end(tx);
@@ -141,6 +143,7 @@ final class TransactionManager {
 
   private static <T> T runJoined(Transaction joined, TransactionalWork<T> work) {
     try {
+      joined.flush(); // the application's pending writes (JPA): idem's statements in work must see them
       return work.run(joined.guardedConnection());
     } catch (Throwable t) {
       throw Sneaky.rethrow(t);

@@ -1,6 +1,7 @@
 package dev.idem.runtime.internal;
 
 import dev.idem.runtime.IdempotencyBrokenRecordException;
+import dev.idem.runtime.IdempotencyCommitUnknownException;
 import dev.idem.runtime.IdempotencyException;
 import dev.idem.runtime.IdempotencyKeyReusedException;
 import dev.idem.runtime.IdempotencyStoreException;
@@ -8,7 +9,6 @@ import dev.idem.runtime.internal.RecordStatements.Stored;
 import java.sql.Connection;
 import java.sql.SQLException;
 import java.sql.Savepoint;
-import java.time.Clock;
 
 /**
  * Runs {@code TRANSACTIONAL} commands, whose effects are all in the database: the claim, the body's writes and the
@@ -34,12 +34,12 @@ final class TransactionalExecutor {
   private final RecordStatements records;
   private final SqlDialect dialect;
   private final ResultCodec results;
-  private final Clock clock;
+  private final DatabaseClock clock;
   private final SafeListener listener;
   private final CompletedRecordCache cache;
 
   TransactionalExecutor(TransactionManager transactions, RecordStatements records, SqlDialect dialect,
-      ResultCodec results, Clock clock, SafeListener listener, CompletedRecordCache cache) {
+      ResultCodec results, DatabaseClock clock, SafeListener listener, CompletedRecordCache cache) {
     this.transactions = transactions;
     this.records = records;
     this.dialect = dialect;
@@ -74,11 +74,11 @@ final class TransactionalExecutor {
       Transaction tx = transactions.begin();
       Object outcome;
       try {
-        outcome = attempt(tx, spec, key, fingerprint, body, attempt);
+        outcome = attempt(tx, spec, key, fingerprint, body, attempt, true);
         if (outcome == RETRY) {
           tx.connection.rollback();
         } else {
-          tx.connection.commit();
+          commit(tx, spec, key);
         }
       } catch (BodyFailure failure) {
         Quietly.rollback(tx.connection);
@@ -92,6 +92,8 @@ final class TransactionalExecutor {
         }
         lastTransientFailure = e;
         outcome = RETRY;
+      } catch (IdempotencyCommitUnknownException e) {
+        throw e; // nothing to roll back: the commit itself failed
       } catch (Throwable t) {
         Quietly.rollback(tx.connection);
         throw Sneaky.rethrow(t);
@@ -127,6 +129,9 @@ final class TransactionalExecutor {
   private <T> Outcome<T> executeJoined(
       Transaction tx, CommandSpec<T> spec, String key, String fingerprint, CommandBody<T> body) {
     Connection connection = tx.connection;
+    // The application's pending writes (JPA) go out before idem's savepoint, so that rolling back to it cannot
+    // undo what the application wrote before calling the command.
+    tx.flush();
     Savepoint savepoint;
     try {
       savepoint = connection.setSavepoint();
@@ -137,7 +142,7 @@ final class TransactionalExecutor {
       Attempt attempt = new Attempt();
       Object outcome;
       try {
-        outcome = attempt(tx, spec, key, fingerprint, body, attempt);
+        outcome = attempt(tx, spec, key, fingerprint, body, attempt, false);
       } catch (BodyFailure failure) {
         Quietly.rollback(connection, savepoint);
         tx.bodyFailed(failure.getCause());
@@ -180,6 +185,19 @@ final class TransactionalExecutor {
         + "' in " + Retries.MAX_ATTEMPTS + " attempts: its record kept disappearing or changing");
   }
 
+  /**
+   * Commits an attempt's transaction. When {@code commit()} itself fails, whether it committed is unknown: the
+   * failure is never reported as a rollback (a retry replays the result if it did commit, and runs if it did not).
+   */
+  private static void commit(Transaction tx, CommandSpec<?> spec, String key) {
+    try {
+      tx.connection.commit();
+    } catch (SQLException e) {
+      Quietly.rollback(tx.connection);
+      throw new IdempotencyCommitUnknownException(spec.scope(), key, e);
+    }
+  }
+
   /** What happened in one attempt, for deciding whether a failure may be retried. */
   private static final class Attempt {
     boolean bodyStarted;
@@ -209,10 +227,11 @@ final class TransactionalExecutor {
    * @return the result to return, or {@link #RETRY} if the attempt must be repeated
    */
   private Object attempt(Transaction tx, CommandSpec<?> spec, String key, String fingerprint,
-      CommandBody<?> body, Attempt attempt) throws SQLException {
+      CommandBody<?> body, Attempt attempt, boolean ownTransaction) throws SQLException {
     Connection connection = tx.connection;
     String scope = spec.scope();
-    long now = clock.millis();
+    // In its own transaction, this is the first statement: the database's time is the transaction's start.
+    long now = ownTransaction ? clock.millis(connection) : clock.millis();
     long expiresAt = now + spec.retentionMillis();
     // A void command's outcome is "the body returned"; unless the body can commit early, the claim says it all.
     boolean completeOnClaim = spec.resultType().isVoid() && spec.replayOn().isEmpty() && !dialect.commitsImplicitly();
@@ -265,7 +284,7 @@ final class TransactionalExecutor {
       }
       String arguments = captureFailure(spec, replayable, t);
       connection.rollback(beforeBody);
-      tx.bodyFailed(t);
+      tx.failureRecorded(t);
       complete(connection, scope, key, arguments, replayable.storedName(), null);
       attempt.executed = true;
       attempt.completed =

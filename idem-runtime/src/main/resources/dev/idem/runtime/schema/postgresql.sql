@@ -4,7 +4,9 @@ CREATE TABLE IF NOT EXISTS idem_record (
   scope        VARCHAR(128) NOT NULL,  -- the command, e.g. 'Payments.pay'; namespace of the keys
   idem_key     VARCHAR(255) NOT NULL,  -- validated key; parts of composite keys joined with '|'
   state        VARCHAR(16)  NOT NULL,  -- 'PENDING' (a command's claim, completed in its transaction) | 'IN_PROGRESS'
-                                       -- (CLAIM mode) | 'COMPLETED'
+                                       -- (CLAIM mode) | 'COMPLETED' | 'OUTCOME_UNKNOWN' (CLAIM mode: the body returned
+                                       -- but its outcome could not be recorded; result holds idem's note; never
+                                       -- released nor taken over, expires by retention; see IdemRuntime.resolve/forget)
   fingerprint  VARCHAR(64)  NOT NULL,  -- SHA-256 hex of the canonical JSON payload
   result       TEXT         NULL,      -- the result as JSON; NULL for void commands
   error_type   VARCHAR(255) NULL,      -- class of a stored replayOn exception (result then holds its constructor arguments)
@@ -12,7 +14,7 @@ CREATE TABLE IF NOT EXISTS idem_record (
                                        -- NULL for void commands, failures, batches and records older than the column
   owner_token  VARCHAR(36)  NULL,      -- CLAIM mode: which caller holds an IN_PROGRESS claim (fences completion)
   lease_until  BIGINT       NULL,      -- CLAIM mode: epoch millis until which that claim holds; then it may be taken over
-  created_at   BIGINT       NOT NULL,  -- epoch millis (runtime clock) of the first execution
+  created_at   BIGINT       NOT NULL,  -- epoch millis (database time: runtime clock + measured offset) of the first execution
   expires_at   BIGINT       NOT NULL,  -- epoch millis after which the key may run anew and be purged (IN_PROGRESS: lease end + retention)
   PRIMARY KEY (scope, idem_key)
 );

@@ -160,10 +160,38 @@ class BuildingBlocksTest {
   @Test
   void tableNamesMustBePlainIdentifiers() {
     IdemRuntime.builder().tableName("my_idem_2");
-    for (String bad : new String[] {"", "2x", "a-b", "a b", "x;drop", "t".repeat(64), "s.t"}) {
+    for (String bad : new String[] {"", "2x", "a-b", "a b", "x;drop", "t".repeat(129), "s.t"}) {
       assertThrows(IllegalArgumentException.class, () -> IdemRuntime.builder().tableName(bad), bad);
     }
     assertThrows(IllegalStateException.class, () -> IdemRuntime.builder().build());
+  }
+
+  /**
+   * Every identifier idem derives from the table name must fit the dialect: PostgreSQL would silently truncate
+   * {@code <table>_expires_idx} at 63 bytes (and then skip creating the index), MariaDB rejects names over 64.
+   */
+  @Test
+  void tableNamesAreCheckedPerDialectIncludingTheDerivedIndexName() {
+    DataSource unused = (DataSource) Proxy.newProxyInstance(
+        getClass().getClassLoader(), new Class<?>[] {DataSource.class}, (proxy, method, args) -> {
+          throw new AssertionError("build() must check the name without a connection");
+        });
+    record Limit(Dialect dialect, int maxIdentifier) {}
+    for (Limit limit : List.of(new Limit(Dialect.POSTGRESQL, 63),
+        new Limit(Dialect.MARIADB, 64), new Limit(Dialect.H2, 256))) {
+      int suffix = "_expires_idx".length();
+      int longest = Math.min(limit.maxIdentifier() - suffix, 128);
+      IdemRuntime.builder().dataSource(unused).dialect(limit.dialect()).tableName("t".repeat(longest)).build();
+      if (longest == 128) {
+        continue; // H2: the builder's own limit comes first
+      }
+      String tooLong = "t".repeat(longest + 1);
+      IllegalArgumentException e = assertThrows(IllegalArgumentException.class, () -> IdemRuntime.builder()
+          .dataSource(unused).dialect(limit.dialect()).tableName(tooLong).build(), limit.dialect().toString());
+      assertTrue(e.getMessage().contains("'" + tooLong + "_expires_idx'"), e.getMessage());
+      assertTrue(e.getMessage().contains("at most " + limit.maxIdentifier()), e.getMessage());
+      assertTrue(e.getMessage().contains(limit.dialect().toString()), e.getMessage());
+    }
   }
 
   @Test

@@ -88,7 +88,7 @@ abstract class CommandContractTest extends DatabaseContract {
   protected void prepare() {
     runtime = IdemRuntime.builder()
         .dataSource(counting)
-        .clock(clock)
+        .clock(clock).databaseTime(false)
         .listener(RecordingListener.withScope(IdempotencyListener.class, events))
         .build();
     runtime.createSchema();
@@ -534,7 +534,7 @@ abstract class CommandContractTest extends DatabaseContract {
 
   @Test
   void aCustomTableWorksLikeTheDefaultOne() {
-    IdemRuntime custom = IdemRuntime.builder().dataSource(database.dataSource()).clock(clock)
+    IdemRuntime custom = IdemRuntime.builder().dataSource(database.dataSource()).clock(clock).databaseTime(false)
         .tableName("orders_idem").build();
     custom.createSchema();
     custom.createSchema();

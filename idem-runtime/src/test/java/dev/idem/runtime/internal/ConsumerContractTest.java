@@ -65,7 +65,7 @@ abstract class ConsumerContractTest extends DatabaseContract {
   protected void prepare() {
     runtime = IdemRuntime.builder()
         .dataSource(counting)
-        .clock(clock)
+        .clock(clock).databaseTime(false)
         .listener(RecordingListener.keysOnly(IdempotencyListener.class, events))
         .build();
     runtime.createSchema();

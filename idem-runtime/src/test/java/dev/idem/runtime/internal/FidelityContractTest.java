@@ -55,7 +55,7 @@ abstract class FidelityContractTest extends DatabaseContract {
 
   @Override
   protected void prepare() {
-    runtime = IdemRuntime.builder().dataSource(counting).clock(clock).maxResultSize(MAX_RESULT).build();
+    runtime = IdemRuntime.builder().dataSource(counting).clock(clock).databaseTime(false).maxResultSize(MAX_RESULT).build();
     idem = IdemEngine.of(runtime);
     runtime.createSchema();
     database.execute("CREATE TABLE payments (id VARCHAR(64) NOT NULL PRIMARY KEY)");
@@ -358,7 +358,7 @@ abstract class FidelityContractTest extends DatabaseContract {
     // The next deploy: the result type changed shape; a new runtime (the old one would refuse the second spec).
     CommandSpec<Receipt> v2 = CommandSpec.builder("Fidelity.shaped", ResultType.of(Receipt.class))
         .keyParts("id").resultShape("fedcba9876543210").build();
-    IdemRuntime next = IdemRuntime.builder().dataSource(counting).clock(clock).build();
+    IdemRuntime next = IdemRuntime.builder().dataSource(counting).clock(clock).databaseTime(false).build();
     AtomicInteger calls = new AtomicInteger();
     IdempotencyResultShapeException e = assertThrows(IdempotencyResultShapeException.class,
         () -> IdemEngine.of(next).execute(v2, new Object[] {"shape-1"}, new Object[0], () -> {

@@ -120,6 +120,16 @@ abstract class JoinedTransactionContractTest extends DatabaseContract {
     }
 
     @Override
+    public void failureRecorded(Throwable failure) {
+      calls.add("failureRecorded " + failure.getMessage());
+    }
+
+    @Override
+    public void entityChanged(String entityName, Object id) {
+      calls.add("entityChanged " + entityName + " " + id);
+    }
+
+    @Override
     public boolean afterCommit(Runnable action) {
       if (!withHook) {
         return false;
@@ -146,7 +156,7 @@ abstract class JoinedTransactionContractTest extends DatabaseContract {
   }
 
   private IdemRuntime runtime(TransactionBinding binding) {
-    return IdemRuntime.builder().dataSource(counting).clock(clock).joinTransactions(binding)
+    return IdemRuntime.builder().dataSource(counting).clock(clock).databaseTime(false).joinTransactions(binding)
         .listener(RecordingListener.keysOnly(IdempotencyListener.class, events)).build();
   }
 
@@ -161,6 +171,23 @@ abstract class JoinedTransactionContractTest extends DatabaseContract {
     events.clear();
     app.calls.clear();
     appWithoutHook.calls.clear();
+  }
+
+  @Test
+  void anAppliedTransitionTellsTheBindingWhichEntityChangedAfterFlushing() throws Exception {
+    TransitionSpec spec = TransitionSpec.builder("Accounts.open", "Account").from("NEW").to("OPEN").build();
+    app.inTransaction(connection -> IdemEngine.of(runtime).inTransaction(c -> {
+      // (the generated guarded UPDATE would run here, on c)
+      IdemEngine.of(runtime).transitions().applied(spec, "a", "NEW");
+      return IdemEngine.of(runtime).transitions().notApplied(spec, "a", "OPEN");
+    }));
+    assertEquals(List.of("flush", "entityChanged Account a"), app.calls,
+        "pending writes flushed before the transition's statements; only an applied transition changed the row");
+
+    // In idem's own transaction no binding is told anything.
+    app.calls.clear();
+    IdemEngine.of(runtime).inTransaction(c -> IdemEngine.of(runtime).transitions().applied(spec, "a", "NEW"));
+    assertEquals(List.of(), app.calls);
   }
 
   // ---- "generated" calls and the delegate's JDBC
@@ -228,7 +255,8 @@ abstract class JoinedTransactionContractTest extends DatabaseContract {
     assertEquals(2, payments());
     assertEquals(1, records());
     assertEquals(1, counting.connectionsObtained(), "idem used the application's connection, no other");
-    assertEquals(List.of("flush"), app.calls, "the binding flushed once, after the body, before the record");
+    assertEquals(List.of("flush", "flush"), app.calls,
+        "the binding flushed before idem's savepoint (the application's pending writes) and after the body");
     assertTrue(events.contains("completed k1"));
   }
 
@@ -303,7 +331,7 @@ abstract class JoinedTransactionContractTest extends DatabaseContract {
     });
     assertEquals(1, payments(), "only the application's own write committed");
     assertEquals(0, records());
-    assertEquals(List.of("bodyFailed boom"), app.calls);
+    assertEquals(List.of("flush", "bodyFailed boom"), app.calls);
   }
 
   @Test
@@ -345,7 +373,8 @@ abstract class JoinedTransactionContractTest extends DatabaseContract {
     });
     assertEquals(1, payments(), "the body's write was rolled back to the savepoint, the application's kept");
     assertEquals(1, records());
-    assertEquals(List.of("bodyFailed declined"), app.calls);
+    assertEquals(List.of("flush", "failureRecorded declined"), app.calls,
+        "a recorded replayOn failure is told apart from a failure that leaves nothing");
     runtime.clearResultCache();
     CardDeclinedException replayed = assertThrows(CardDeclinedException.class,
         () -> IdemEngine.of(runtime).execute(CHARGE, new Object[] {"k8"}, new Object[] {5L}, declining));
@@ -387,7 +416,7 @@ abstract class JoinedTransactionContractTest extends DatabaseContract {
 
   @Test
   void withConnectionJoinsAPlainJdbcTransaction() throws Exception {
-    IdemRuntime plain = IdemRuntime.builder().dataSource(counting).clock(clock).build();
+    IdemRuntime plain = IdemRuntime.builder().dataSource(counting).clock(clock).databaseTime(false).build();
     counting.reset(); // the builder detected the dialect on a connection of its own
     AtomicInteger calls = new AtomicInteger();
     try (Connection connection = counting.getConnection()) {

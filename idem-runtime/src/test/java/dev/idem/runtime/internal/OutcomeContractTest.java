@@ -40,7 +40,7 @@ abstract class OutcomeContractTest extends DatabaseContract {
 
   @Override
   protected void prepare() {
-    runtime = IdemRuntime.builder().dataSource(counting).clock(clock).build();
+    runtime = IdemRuntime.builder().dataSource(counting).clock(clock).databaseTime(false).build();
     runtime.createSchema();
   }
 

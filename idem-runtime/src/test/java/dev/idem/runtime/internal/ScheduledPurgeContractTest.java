@@ -104,7 +104,7 @@ abstract class ScheduledPurgeContractTest extends DatabaseContract {
   }
 
   private IdemRuntime.Builder builder(DataSource dataSource) {
-    return IdemRuntime.builder().dataSource(dataSource).dialect(schemaOwner.dialect()).clock(clock)
+    return IdemRuntime.builder().dataSource(dataSource).dialect(schemaOwner.dialect()).clock(clock).databaseTime(false)
         .listener(RecordingListener.withScope(IdempotencyListener.class, events));
   }
 
