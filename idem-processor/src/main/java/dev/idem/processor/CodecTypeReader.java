@@ -8,11 +8,14 @@ import java.util.Comparator;
 import java.util.HexFormat;
 import java.util.HashSet;
 import java.util.LinkedHashMap;
+import java.util.LinkedHashSet;
 import java.util.List;
 import java.util.Map;
 import java.util.Optional;
 import java.util.Set;
 import java.util.TreeMap;
+import java.util.regex.Matcher;
+import java.util.regex.Pattern;
 import java.util.stream.Collectors;
 import javax.lang.model.element.Element;
 import javax.lang.model.element.ElementKind;
@@ -45,7 +48,9 @@ import javax.lang.model.util.Types;
  *
  * <p>The shape is a canonical text of all that (properties sorted by name, enum constants, sealed subtypes), the
  * same on every build for the same types: a changed shape means records stored before do not read back as they
- * were.
+ * were. Its hash, which the runtime compares with each stored record's, leaves the enum constants out: a stored
+ * constant reads back by its name whatever constants were added or reordered since, and one that was removed fails
+ * the replay by itself (the previous-manifest check reports it at compile time, see {@link #enumConstants}).
  */
 final class CodecTypeReader {
 
@@ -77,6 +82,9 @@ final class CodecTypeReader {
 
   /** The shape of a command without a result, and of every batch handler. */
   static final Shape VOID = new Shape("void", hash("void"), List.of(), List.of());
+
+  /** An enum in a shape's text: {@code enum <qualified name>[<constants in declaration order>]}. */
+  private static final Pattern ENUM = Pattern.compile("(enum [^\\[\\],\\s]+)\\[([^\\[\\]]*)\\]");
 
   /** Types that are one JSON value each and read back equal (java.time with the JavaTimeModule). */
   private static final Set<String> VALUES = Set.of(
@@ -119,7 +127,39 @@ final class CodecTypeReader {
     }
     List<SealedFamily> families = new ArrayList<>(walk.families.values());
     List<Creator> creators = new ArrayList<>(walk.creators.values());
-    return new Result(new Shape(text, hash(text), families, creators), null);
+    return new Result(new Shape(text, compatibilityHash(text), families, creators), null);
+  }
+
+  /**
+   * The hash the runtime stores with each record and compares on replay: of the shape's text without enum constants.
+   *
+   * @param text a shape's text, of this build or of a previous manifest
+   * @return 16 hex characters
+   */
+  static String compatibilityHash(String text) {
+    return hash(ENUM.matcher(text).replaceAll("$1"));
+  }
+
+  /**
+   * The constants of every enum a shape's text names, by enum: what a record stored with that shape may hold, for
+   * the previous-manifest check (a constant gone since would fail that record's replay).
+   *
+   * @param text a shape's text, of this build or of a previous manifest
+   * @return enum name to its constants, in name order
+   */
+  static Map<String, Set<String>> enumConstants(String text) {
+    Map<String, Set<String>> constants = new TreeMap<>();
+    Matcher match = ENUM.matcher(text);
+    while (match.find()) {
+      Set<String> names = new LinkedHashSet<>();
+      for (String name : match.group(2).split(",")) {
+        if (!name.isEmpty()) {
+          names.add(name);
+        }
+      }
+      constants.put(match.group(1).substring("enum ".length()), names);
+    }
+    return constants;
   }
 
   /** Exactly one of {@code shape} and {@code problem}. */

@@ -122,6 +122,12 @@ enum Message {
       "The result of %s (scope \"%s\") changed shape since the previous manifest, so records stored before would"
           + " not replay as they were: was %s, now %s. Keep the result type as it was, or"
           + " give the command a new scope (not \"%s\") so that old records are not replayed as the new type."),
+  MANIFEST_ENUM_CONSTANT_GONE(
+      "IDEM-050",
+      "The result of %s (scope \"%s\") can no longer hold %s, which the previous manifest's result shape had, so"
+          + " records stored with them would fail to replay (IdempotencyResultShapeException) until they expire."
+          + " Keep the constants (adding or reordering constants is safe), or give the command a new scope (not"
+          + " \"%s\")."),
   MANIFEST_SERVICE_GONE(
       "IDEM-048",
       "The previous manifest lists service %s, which this build no longer has; records stored under its scopes %s"

@@ -4,10 +4,12 @@ import java.io.IOException;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
+import java.util.ArrayList;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.Optional;
+import java.util.Set;
 import java.util.TreeMap;
 import java.util.stream.Collectors;
 import java.util.stream.Stream;
@@ -88,17 +90,42 @@ final class PreviousManifests {
       Manifest.Command after = now.get(before.scope());
       if (after == null) {
         Optional<ExecutableElement> sameMethod = method(model, before.method());
+        // The method usually is still there under another name: say what keeps its records either way.
         String hint = sameMethod.isPresent()
             ? "; " + before.method() + "() is still there: set scope = \"" + before.scope() + "\" on it to keep its"
                 + " records"
-            : "";
+            : "; if " + before.method() + "() was renamed, set scope = \"" + before.scope() + "\" on the method"
+                + " that replaced it to keep its records";
         report.reportAs(severity, Message.MANIFEST_SCOPE_GONE, sameMethod.map(Element.class::cast)
             .orElse(model.type()), before.scope(), before.method(), current.service(), hint);
-      } else if (!before.resultShapeHash().equals(after.resultShapeHash())) {
+      } else if (!CodecTypeReader.compatibilityHash(before.resultShape()).equals(after.resultShapeHash())) {
+        // Recomputed from the previous text, not its stored hash: manifests written before the hash left enum
+        // constants out compare the same way.
         report.reportAs(severity, Message.MANIFEST_SHAPE_CHANGED, method(model, after.method()).orElseThrow(),
             after.method(), after.scope(), before.resultShape(), after.resultShape(), after.scope());
+      } else {
+        String removed = removedEnumConstants(before.resultShape(), after.resultShape());
+        if (!removed.isEmpty()) {
+          report.reportAs(severity, Message.MANIFEST_ENUM_CONSTANT_GONE, method(model, after.method()).orElseThrow(),
+              after.method(), after.scope(), removed, after.scope());
+        }
       }
     }
+  }
+
+  /**
+   * The enum constants a record stored with the previous shape may hold that the current shape no longer has, as
+   * {@code Enum.CONSTANT} in name order; empty if none (added or reordered constants read back as they were).
+   */
+  private static String removedEnumConstants(String previousShape, String currentShape) {
+    Map<String, Set<String>> now = CodecTypeReader.enumConstants(currentShape);
+    List<String> removed = new ArrayList<>();
+    CodecTypeReader.enumConstants(previousShape).forEach((type, constants) -> {
+      Set<String> still = now.getOrDefault(type, Set.of());
+      constants.stream().filter(constant -> !still.contains(constant)).sorted()
+          .forEach(constant -> removed.add(type + "." + constant));
+    });
+    return String.join(", ", removed);
   }
 
   /** Services of the previous manifests that this compilation knows nothing of: removed or renamed. */

@@ -308,10 +308,14 @@ class NegativeDiagnosticsTest {
 
   /** The manifest of the released version, written by compiling it, into a directory as a build would keep it. */
   private static Path releasedManifests() throws IOException {
-    Compilation released = Compilations.compile(resource("manifest/v1/Payments.java"));
+    return releasedManifests("manifest/v1/Payments.java", "com.example.manifest.Payments");
+  }
+
+  private static Path releasedManifests(String source, String service) throws IOException {
+    Compilation released = Compilations.compile(resource(source));
     assertThat(released).succeededWithoutWarnings();
     Path directory = Files.createTempDirectory("idem-released");
-    String name = Manifest.resourceName("com.example.manifest.Payments");
+    String name = Manifest.resourceName(service);
     JavaFileObject manifest = released.generatedFile(StandardLocation.CLASS_OUTPUT, name).orElseThrow();
     Path file = directory.resolve(name);
     Files.createDirectories(file.getParent());
@@ -329,7 +333,9 @@ class NegativeDiagnosticsTest {
     assertThat(compilation).hadErrorCount(2);
     assertThat(compilation).hadErrorContaining("[IDEM-046] The previous manifest lists scope"
             + " \"com.example.manifest.Payments.pay\" (method pay of com.example.manifest.Payments), which this"
-            + " build no longer has, so records stored under it would not be seen after the deploy")
+            + " build no longer has, so records stored under it would not be seen after the deploy and retries would"
+            + " run again; if pay() was renamed, set scope = \"com.example.manifest.Payments.pay\" on the method"
+            + " that replaced it to keep its records. If it is meant to go, update the previous manifest.")
         .inFile(next).onLineContaining("public interface Payments");
     assertPointsAt(onlyError(compilation, "IDEM-046"), "interface");
     assertThat(compilation).hadErrorContaining("[IDEM-047] The result of refund (scope \"payments.refund\")"
@@ -352,6 +358,47 @@ class NegativeDiagnosticsTest {
     assertThat(compilation).succeeded();
     assertThat(compilation).hadWarningContaining("[IDEM-046]");
     assertThat(compilation).hadWarningContaining("[IDEM-047]");
+  }
+
+  /** Added or reordered enum constants keep stored records readable: no diagnostic, and the same stored hash. */
+  @Test
+  void addedOrReorderedEnumConstantsPassTheCheck() throws IOException {
+    Path released = releasedManifests("manifest/enums/v1/Orders.java", "com.example.manifest.enums.Orders");
+    Compilation compilation = Compilations.idem()
+        .withOptions(withOption("-A" + PreviousManifests.OPTION + "=" + released))
+        .compile(resource("manifest/enums/added/Orders.java"));
+    assertThat(compilation).succeededWithoutWarnings();
+    String name = Manifest.resourceName("com.example.manifest.enums.Orders");
+    String before = Files.readString(released.resolve(name));
+    String after = Compilations.contentOf(
+        compilation.generatedFile(StandardLocation.CLASS_OUTPUT, name).orElseThrow());
+    assertThat(hashIn(after)).isEqualTo(hashIn(before));
+  }
+
+  private static String hashIn(String manifest) {
+    java.util.regex.Matcher hash = java.util.regex.Pattern.compile("\"resultShapeHash\": \"([0-9a-f]{16})\"")
+        .matcher(manifest);
+    assertThat(hash.find()).isTrue();
+    return hash.group(1);
+  }
+
+  /** A removed enum constant is reported: records stored with it would fail to replay. */
+  @Test
+  void aRemovedEnumConstantBreaksTheBuild() throws IOException {
+    Path released = releasedManifests("manifest/enums/v1/Orders.java", "com.example.manifest.enums.Orders");
+    JavaFileObject next = resource("manifest/enums/removed/Orders.java");
+    Compilation compilation = Compilations.idem()
+        .withOptions(withOption("-A" + PreviousManifests.OPTION + "=" + released))
+        .compile(next);
+    assertThat(compilation).hadErrorCount(1);
+    assertThat(compilation).hadErrorContaining("[IDEM-050] The result of place (scope \"orders.place\") can no"
+            + " longer hold com.example.manifest.enums.Orders.Status.SHIPPED, which the previous manifest's result"
+            + " shape had, so records stored with them would fail to replay (IdempotencyResultShapeException)"
+            + " until they expire. Keep the constants (adding or reordering constants is safe), or give the command"
+            + " a new scope (not \"orders.place\").")
+        .inFile(next).onLineContaining("Order place(");
+    assertPointsAt(onlyError(compilation, "IDEM-050"), "place");
+    COVERED.add(Message.MANIFEST_ENUM_CONSTANT_GONE);
   }
 
   @Test

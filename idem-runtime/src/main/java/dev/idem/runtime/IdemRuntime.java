@@ -21,9 +21,10 @@ import javax.sql.DataSource;
  *
  * <p>Application code uses {@link #inTransaction}, {@link #currentConnection()} and {@link #afterCommit(Runnable)}
  * for its own writes, {@link #extendLease(Duration)} inside long {@code CLAIM} bodies, and {@link #createSchema()} /
- * {@link #purgeExpired(int)} for housekeeping. Thread-safe.
+ * {@link #purgeExpired(int)} for housekeeping ({@link Builder#purgeEvery} schedules it; {@link #close()} stops it).
+ * Thread-safe.
  */
-public final class IdemRuntime {
+public final class IdemRuntime implements AutoCloseable {
 
   // A facade over the engine in dev.idem.runtime.internal, which generated code reaches through
   // IdemEngine.of(runtime, version): nothing public here mentions the internal package.
@@ -36,6 +37,8 @@ public final class IdemRuntime {
   /** The builder's first check; {@link Builder#build()} checks the identifiers derived from it per dialect. */
   private static final int MAX_TABLE_NAME_LENGTH = 128;
   private static final int DEFAULT_RESULT_CACHE_SIZE = 10_000;
+  /** More often would only keep the database busy: expiry is measured in hours or days. */
+  private static final Duration MIN_PURGE_INTERVAL = Duration.ofSeconds(1);
 
   private final IdemEngine engine;
 
@@ -105,6 +108,42 @@ public final class IdemRuntime {
   }
 
   /**
+   * Runs {@code work} with {@code connection} as the transaction in progress on this thread: the application's
+   * plain JDBC transaction, which it began and will commit or roll back itself. Commands, batches, transitions and
+   * {@link #inTransaction} work called inside {@code work} record on this connection, each inside a savepoint of its
+   * own, so that their records commit or roll back with the application's writes; {@link #currentConnection()}
+   * returns it (guarded). idem neither commits, rolls back whole nor closes it. {@code CLAIM} commands cannot run
+   * inside (their claim must commit first). {@link #afterCommit(Runnable)} is unavailable inside: idem cannot see
+   * when the application commits.
+   *
+   * @param connection a connection with auto-commit off, in the application's transaction
+   * @param work the work; it gets the connection, guarded
+   * @param <T> the result type
+   * @return the work's result
+   * @throws IllegalStateException if the connection is in auto-commit mode, or a transaction of this runtime is in
+   *     progress on this thread already
+   */
+  public <T> T withConnection(Connection connection, TransactionalWork<T> work) {
+    Objects.requireNonNull(connection, "connection");
+    Objects.requireNonNull(work, "work");
+    return engine.withConnection(connection, work);
+  }
+
+  /**
+   * {@link #withConnection(Connection, TransactionalWork)} for work without a result.
+   *
+   * @param connection a connection with auto-commit off, in the application's transaction
+   * @param work the work
+   */
+  public void runWithConnection(Connection connection, TransactionalRunnable work) {
+    Objects.requireNonNull(work, "work");
+    withConnection(connection, c -> {
+      work.run(c);
+      return null;
+    });
+  }
+
+  /**
    * Runs {@code action} after the outermost transaction in progress on this thread commits, e.g. to
    * acknowledge a message only once its effects are durable. Never runs if it rolls back.
    *
@@ -167,12 +206,23 @@ public final class IdemRuntime {
    * @param batchSize the most rows one statement deletes; keeps locks and undo small
    * @return the number of deleted records
    * @throws IdempotencyStoreException if a batch fails (batches deleted before stay deleted)
+   * @throws IllegalStateException inside {@link #inTransaction} or a command's body: it needs a connection of its
+   *     own, which a pool the thread's own work holds may never give (a pool of one would wait for itself)
    */
   public long purgeExpired(int batchSize) {
     if (batchSize < 1) {
       throw new IllegalArgumentException("batchSize must be positive, got " + batchSize);
     }
     return engine.purgeExpired(batchSize);
+  }
+
+  /**
+   * Stops the scheduled purge ({@link Builder#purgeEvery}), waiting up to 5 seconds for a run in progress. Commands
+   * keep working after it; without a scheduled purge it does nothing. Idempotent.
+   */
+  @Override
+  public void close() {
+    engine.close();
   }
 
   // ------------------------------------------------------------------------------------------------
@@ -253,6 +303,9 @@ public final class IdemRuntime {
     private boolean logTransitions;
     private int maxResultSize = Limits.DEFAULT_MAX_RESULT_SIZE;
     private boolean databaseTime = true;
+    private TransactionBinding transactionBinding;
+    private Duration purgeInterval;
+    private int purgeBatchSize;
 
     private Builder() {}
 
@@ -389,7 +442,8 @@ public final class IdemRuntime {
     }
 
     /**
-     * The clock for creation and expiry times; default the UTC system clock.
+     * The clock for creation and expiry times; default the UTC system clock. Unless {@link #databaseTime(boolean)}
+     * is false, the offset measured between it and the database's clock is added to it.
      *
      * @param clock the clock
      * @return this builder
@@ -457,6 +511,50 @@ public final class IdemRuntime {
     }
 
     /**
+     * Joins the transaction the application already has on the current thread, found by {@code binding}: when it
+     * returns a connection, {@code TRANSACTIONAL} commands, batches, transitions and {@link IdemRuntime#inTransaction}
+     * work run on that connection inside savepoints of their own, so that their records commit or roll back with the
+     * application's transaction (and a body's writes on that connection never wait for the application's own locks);
+     * there are no retries of transient failures inside it, since the database may have aborted the whole
+     * transaction. When it returns null, idem begins its own transaction as without a binding. {@code CLAIM}
+     * commands refuse to run inside the application's transaction: their claim must commit first.
+     *
+     * @param binding where the application's transaction is found
+     * @return this builder
+     */
+    public Builder joinTransactions(TransactionBinding binding) {
+      this.transactionBinding = Objects.requireNonNull(binding, "binding");
+      return this;
+    }
+
+    /**
+     * Purges expired records every {@code interval} on a daemon thread of the runtime's own, started by
+     * {@link #build()} and stopped by {@link IdemRuntime#close()}: each run is {@link IdemRuntime#purgeExpired(int)}
+     * with {@code batchSize}, the first one {@code interval} after the build. A failed run is logged and reported to
+     * {@link IdempotencyListener#purgeFailed}; the next run comes as usual. Each run reports to
+     * {@link IdempotencyListener#purged}. Safe to enable on every node of a cluster: concurrent purges of one table
+     * neither deadlock nor count a row twice (PostgreSQL: each batch skips rows another purge has locked; MariaDB and
+     * H2: batches lock in expiry order, so that one waits briefly for the other).
+     *
+     * @param interval the pause between two runs; at least one second
+     * @param batchSize the most rows one statement deletes
+     * @return this builder
+     */
+    public Builder purgeEvery(Duration interval, int batchSize) {
+      Objects.requireNonNull(interval, "interval");
+      if (interval.compareTo(MIN_PURGE_INTERVAL) < 0) {
+        throw new IllegalArgumentException("purgeEvery's interval must be at least " + MIN_PURGE_INTERVAL
+            + ", got " + interval);
+      }
+      if (batchSize < 1) {
+        throw new IllegalArgumentException("batchSize must be positive, got " + batchSize);
+      }
+      this.purgeInterval = interval;
+      this.purgeBatchSize = batchSize;
+      return this;
+    }
+
+    /**
      * Builds the runtime; detects the dialect (one connection) if none was set.
      *
      * @return the runtime
@@ -471,7 +569,8 @@ public final class IdemRuntime {
       Limits.checkTableName(chosen, tableName);
       return new IdemRuntime(new IdemEngine(new IdemEngine.Settings(dataSource, chosen, tableName, maxKeyLength,
           allowedKeyPunctuation, clock, objectMapper, listener, resultCacheEnabled ? resultCacheSize : 0,
-          transitionListener, logTransitions, maxResultSize, databaseTime)));
+          transitionListener, logTransitions, maxResultSize, transactionBinding, purgeInterval, purgeBatchSize,
+          databaseTime)));
     }
   }
 }

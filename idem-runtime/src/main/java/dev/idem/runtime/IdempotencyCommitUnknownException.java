@@ -22,7 +22,21 @@ public class IdempotencyCommitUnknownException extends IdempotencyStoreException
    * @param cause the failure of {@code commit()}
    */
   public IdempotencyCommitUnknownException(String scope, String key, SQLException cause) {
-    super(describe(scope, key), cause);
+    this(scope, key, scope == null
+        ? "check whether its writes are there before doing the work again"
+        : "a retry with the same key replays the recorded result if it committed, and runs the command if it did not",
+        cause);
+  }
+
+  /**
+   * @param scope the command's scope, or null for {@link IdemRuntime#inTransaction} work
+   * @param key the composed idempotency key, or null where unknown
+   * @param whatARetryDoes what a retry with the same key meets, where it differs from the rule above (a {@code CLAIM}
+   *     command's completion)
+   * @param cause the failure of {@code commit()}
+   */
+  public IdempotencyCommitUnknownException(String scope, String key, String whatARetryDoes, SQLException cause) {
+    super(describe(scope, key) + whatARetryDoes, cause);
     this.scope = scope;
     this.key = key;
   }
@@ -30,10 +44,7 @@ public class IdempotencyCommitUnknownException extends IdempotencyStoreException
   private static String describe(String scope, String key) {
     String what = scope == null ? "The commit of a runtime.inTransaction(...) transaction"
         : "The commit of " + scope + (key == null ? "" : " key '" + key + "'");
-    String retry = scope == null
-        ? "check whether its writes are there before doing the work again"
-        : "a retry with the same key replays the recorded result if it committed, and runs the command if it did not";
-    return what + " failed, so its outcome is unknown: the database may have committed it or not; " + retry;
+    return what + " failed, so its outcome is unknown: the database may have committed it or not; ";
   }
 
   /** @return the command's scope, or null for {@link IdemRuntime#inTransaction} work */

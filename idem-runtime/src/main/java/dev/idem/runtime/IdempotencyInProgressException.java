@@ -37,7 +37,11 @@ public class IdempotencyInProgressException extends IdempotencyException {
     return key;
   }
 
-  /** @return when the current owner's lease ends; after it, another caller may take the key over */
+  /**
+   * @return when the current owner's lease ends, by the runtime's clock (the database's lease end minus the measured
+   *     offset, see {@link IdemRuntime.Builder#databaseTime(boolean)}); after it, another caller may take the key
+   *     over. While the owner extends its lease in its open transaction, a lease from now.
+   */
   public Instant leaseEndsAt() {
     return leaseEndsAt;
   }

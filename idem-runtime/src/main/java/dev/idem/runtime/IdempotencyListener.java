@@ -116,4 +116,20 @@ public interface IdempotencyListener {
    * @param elapsedNanos the time from the call's entry to its return, in nanoseconds
    */
   default void commandFinished(String scope, Throwable failure, long elapsedNanos) {}
+
+  /**
+   * A run of the scheduled purge ({@link IdemRuntime.Builder#purgeEvery}) finished, on the purge's own thread.
+   *
+   * @param tableName the records' table
+   * @param deleted how many expired records this run deleted (on a cluster, the other nodes' runs count their own)
+   */
+  default void purged(String tableName, long deleted) {}
+
+  /**
+   * A run of the scheduled purge failed; the next run comes after the usual interval. Also logged (WARNING).
+   *
+   * @param tableName the records' table
+   * @param failure what failed; batches deleted before it stay deleted
+   */
+  default void purgeFailed(String tableName, Throwable failure) {}
 }

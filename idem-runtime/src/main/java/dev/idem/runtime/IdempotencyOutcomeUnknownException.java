@@ -12,7 +12,8 @@ import java.time.Instant;
  * operator checked the external system and called {@link IdemRuntime#forget} or {@link IdemRuntime#resolve}.
  *
  * <p>If even recording {@code OUTCOME_UNKNOWN} failed (the database is unreachable), {@link #recorded()} is false:
- * the claim then holds until its lease ends, as after a crash, and a retry after that runs the command again.
+ * idem keeps trying in the background until the lease ends; only if the database stays unreachable that long (or
+ * this process dies meanwhile) is the claim taken over as after a crash, and a retry then runs the command again.
  */
 public class IdempotencyOutcomeUnknownException extends IdempotencyException {
 
@@ -41,8 +42,9 @@ public class IdempotencyOutcomeUnknownException extends IdempotencyException {
             ? "The record is kept as OUTCOME_UNKNOWN: retries get this exception and never run the body again;"
                 + " check the external system, then IdemRuntime.resolve(...) or forget(...) the key, or let the"
                 + " record's retention end"
-            : "Even recording that failed: the claim holds until its lease ends, as after a crash, and a retry"
-                + " after that runs the command again"), cause);
+            : "Recording that failed too: idem keeps trying in the background until the claim's lease ends;"
+                + " if the database stays unreachable that long, the claim is taken over as after a crash and a"
+                + " retry runs the command again"), cause);
     this.scope = scope;
     this.key = key;
     this.since = since;

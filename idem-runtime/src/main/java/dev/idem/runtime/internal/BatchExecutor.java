@@ -1,6 +1,7 @@
 package dev.idem.runtime.internal;
 
 import dev.idem.runtime.IdemRuntime;
+import dev.idem.runtime.IdempotencyCommitUnknownException;
 import dev.idem.runtime.IdempotencyException;
 import dev.idem.runtime.IdempotencyKeyReusedException;
 import dev.idem.runtime.IdempotencyStoreException;
@@ -61,7 +62,19 @@ final class BatchExecutor {
       return 0;
     }
     Batch<E> batch = prepare(spec, messages, keyParts, payload);
-    return transactions.inProgress() ? executeJoined(spec, batch, body) : executeInOwnTransactions(spec, batch, body);
+    Transaction joined = transactions.current();
+    if (joined != null) {
+      return executeJoined(joined, spec, batch, body);
+    }
+    Transaction applications = transactions.bindApplications();
+    if (applications == null) {
+      return executeInOwnTransactions(spec, batch, body);
+    }
+    try {
+      return executeJoined(applications, spec, batch, body);
+    } finally {
+      transactions.unbind();
+    }
   }
 
   /**
@@ -118,9 +131,13 @@ final class BatchExecutor {
     for (int attemptNumber = 1; attemptNumber <= Retries.MAX_ATTEMPTS; attemptNumber++) {
       Attempt attempt = new Attempt();
       try {
-        return transactions.inTransaction(connection -> attempt(connection, spec, batch, body, attempt));
+        return transactions.inTransaction(
+            connection -> attempt(transactions.current(), spec, batch, body, attempt, true));
       } catch (BodyFailure failure) {
         throw Sneaky.rethrow(failure.getCause());
+      } catch (IdempotencyCommitUnknownException e) {
+        // A redelivered batch skips the keys that did commit and runs the others.
+        throw new IdempotencyCommitUnknownException(spec.scope(), null, e.getCause());
       } catch (Exception e) {
         if (!(e instanceof SQLException sqlException)) {
           throw e;
@@ -139,8 +156,9 @@ final class BatchExecutor {
   }
 
   /** Inside the caller's transaction; a savepoint undoes the batch alone if it fails (see TransactionalExecutor). */
-  private <E> int executeJoined(CommandSpec<Void> spec, Batch<E> batch, BatchBody<E> body) {
-    Connection connection = transactions.currentConnection();
+  private <E> int executeJoined(Transaction tx, CommandSpec<Void> spec, Batch<E> batch, BatchBody<E> body) {
+    Connection connection = tx.connection;
+    tx.flush(); // the application's pending writes go out before idem's savepoint (see TransactionalExecutor)
     Savepoint savepoint;
     try {
       savepoint = connection.setSavepoint();
@@ -148,11 +166,12 @@ final class BatchExecutor {
       throw new IdempotencyStoreException("Cannot set a savepoint for " + spec.scope(), e);
     }
     try {
-      int processed = attempt(connection, spec, batch, body, new Attempt());
+      int processed = attempt(tx, spec, batch, body, new Attempt(), false);
       Quietly.release(connection, savepoint);
       return processed;
     } catch (BodyFailure failure) {
       Quietly.rollback(connection, savepoint);
+      tx.bodyFailed(failure.getCause());
       throw Sneaky.rethrow(failure.getCause());
     } catch (SQLException e) {
       // No retry: the database may have aborted the caller's whole transaction (deadlock victim).
@@ -169,10 +188,12 @@ final class BatchExecutor {
     boolean bodyStarted;
   }
 
-  private <E> int attempt(Connection connection, CommandSpec<Void> spec, Batch<E> batch, BatchBody<E> body,
-                          Attempt attempt) throws SQLException {
+  private <E> int attempt(Transaction tx, CommandSpec<Void> spec, Batch<E> batch, BatchBody<E> body,
+                          Attempt attempt, boolean ownTransaction) throws SQLException {
+    Connection connection = tx.connection;
     String scope = spec.scope();
-    long now = clock.millis();
+    // In its own transaction, this is the first statement: the database's time is the transaction's start.
+    long now = ownTransaction ? clock.millis(connection) : clock.millis();
     long expiresAt = now + spec.retentionMillis();
     Set<String> claimed = new HashSet<>(batch.sortedKeys().size() * 2);
     List<String> unresolved = batch.sortedKeys();
@@ -207,10 +228,11 @@ final class BatchExecutor {
     int processed;
     try {
       processed = body.run(firstSeen);
+      tx.flush();
     } catch (Throwable t) {
       throw new BodyFailure(t);
     }
-    transactions.afterCommit(() -> {
+    tx.afterCommitOrNow(() -> {
       for (String key : claimed) {
         listener.completed(scope, key);
       }

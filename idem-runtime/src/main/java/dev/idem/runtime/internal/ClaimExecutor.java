@@ -1,6 +1,7 @@
 package dev.idem.runtime.internal;
 
 import dev.idem.runtime.IdemRuntime;
+import dev.idem.runtime.IdempotencyBrokenRecordException;
 import dev.idem.runtime.IdempotencyException;
 import dev.idem.runtime.IdempotencyInProgressException;
 import dev.idem.runtime.IdempotencyKeyReusedException;
@@ -43,7 +44,9 @@ import java.util.concurrent.TimeUnit;
  * body's database writes roll back and the claim is turned {@code OUTCOME_UNKNOWN} (fenced by the owner token, on
  * the claim's connection, or on a fresh one if that connection is dead); retries then get
  * {@link IdempotencyOutcomeUnknownException} until an operator resolves the key or its retention ends. If even that
- * statement fails (the database is unreachable), the claim holds until its lease ends, exactly as after a crash.
+ * statement fails (the database is unreachable), it is retried in the background until the lease ends
+ * ({@link UnrecordedOutcomes}); only a database unreachable for the whole lease leaves the claim to be taken over,
+ * exactly as after a crash.
  *
  * <p><b>Lease extension</b> ({@link #extendLease}) runs on the claim's own connection, inside the body's
  * transaction: it never waits for a second pooled connection (with a pool of one, a second borrow would wait for the
@@ -70,6 +73,7 @@ final class ClaimExecutor {
   private final DatabaseClock time;
   private final SafeListener listener;
   private final CompletedRecordCache cache;
+  private final UnrecordedOutcomes unrecorded;
   /** The lease held by the CLAIM body running on this thread, for {@link #extendLease}. */
   private final ThreadLocal<Lease> currentLease = new ThreadLocal<>();
 
@@ -91,6 +95,7 @@ final class ClaimExecutor {
     this.time = time;
     this.listener = listener;
     this.cache = cache;
+    this.unrecorded = new UnrecordedOutcomes(transactions);
     this.claimSql = dialect.leaseClaimSql(table);
     this.selectSql = dialect.leaseSelectSql(table);
     this.lockProbeSql = dialect.lockProbeSql(table);
@@ -158,7 +163,14 @@ final class ClaimExecutor {
     if (transactions.inProgress()) {
       throw new IllegalStateException("The CLAIM command " + spec.scope() + " cannot join the transaction in"
           + " progress on this thread: its claim must commit before its work starts. Call it outside"
-          + " runtime.inTransaction(...) and outside other commands' bodies.");
+          + " runtime.inTransaction(...), runtime.withConnection(...) and other commands' bodies.");
+    }
+    if (transactions.applicationsInProgress()) {
+      throw new IllegalStateException("The CLAIM command " + spec.scope() + " cannot join the application's"
+          + " transaction in progress on this thread (found by the runtime's TransactionBinding): its claim must"
+          + " commit before its work starts, so that a crash leaves a visible in-progress claim. Call it after that"
+          + " transaction commits, or outside it; or declare the command TRANSACTIONAL if all its effects are in"
+          + " the database, so that it joins the application's transaction.");
     }
     Borrowed borrowed = new Borrowed();
     Throwable primary = null;
@@ -220,6 +232,10 @@ final class ClaimExecutor {
           throw new IdempotencyOutcomeUnknownException(scope, key, Instant.ofEpochMilli(note.since()),
               note.problem(), true, null);
         }
+        if (!SqlDialect.IN_PROGRESS.equals(row.state())) {
+          throw new IdempotencyBrokenRecordException(scope, key, "it is in state " + row.state() + ", which a CLAIM"
+              + " command never leaves behind (written by hand, or by a command of another mode)");
+        }
         if (row.leaseUntil() < now) {
           if (ownerHoldsTheRecord(connection, scope, key)) {
             // Extending its lease in its open transaction: alive. The new lease end is not visible yet.
@@ -238,7 +254,8 @@ final class ClaimExecutor {
         // Nothing ran yet, so a deadlock or lock timeout among competing claims may simply be retried.
         if (!dialect.isTransient(e)) {
           throw new IdempotencyStoreException("Claiming " + scope + " key '" + key + "' failed (step: claim;"
-              + " the body did not run, a retry claims again)", e);
+              + " the body did not run; a retry claims again, or, if this claim did commit, meets it in flight"
+              + " until its lease ends)", e);
         }
         lastTransientFailure = e;
         pause(ThreadLocalRandom.current().nextLong(1, 5L * contendedRounds + 1));
@@ -248,7 +265,9 @@ final class ClaimExecutor {
       long remainingNanos = waitUntilNanos - System.nanoTime();
       if (spec.onInFlight() == InFlight.FAIL || remainingNanos <= 0) {
         listener.inFlightRejected(scope, key);
-        throw new IdempotencyInProgressException(scope, key, Instant.ofEpochMilli(row.leaseUntil()));
+        // In the runtime's clock, as the caller compares it with its own (the record holds the database's time).
+        throw new IdempotencyInProgressException(scope, key,
+            Instant.ofEpochMilli(row.leaseUntil() - time.offsetMillis()));
       }
       contendedRounds = 0; // waiting is not contention
       borrowed.giveBack(null); // never sleep on a pooled connection: others (the owner's work too) may need it
@@ -387,8 +406,9 @@ final class ClaimExecutor {
 
   /**
    * {@code commit()} failed: the completion may have committed or not. If the claim is still ours and in
-   * progress, it did not: the outcome is unknown and recorded so. Otherwise (completed, or taken over) nobody here
-   * can tell, and a retry settles it.
+   * progress, it did not: the outcome is unknown and recorded so. If it is no longer ours, it committed or was taken
+   * over, and a retry replays whichever outcome stands. If nothing can be run at all, the background mark settles
+   * it once the database is back (see {@link #markUnknown}), so the caller is told what a retry then meets.
    */
   private RuntimeException commitFailed(Borrowed borrowed, CommandSpec<?> spec, String key, String token,
       SQLException failure) {
@@ -396,12 +416,19 @@ final class ClaimExecutor {
     long since = time.millis();
     String problem = "the commit of its completion failed (step: completion; " + failure.getMessage() + ")";
     Boolean marked = markUnknown(borrowed, spec, key, token, since, problem, failure);
-    if (Boolean.TRUE.equals(marked)) {
+    if (marked == null) {
+      listener.outcomeUnknown(spec.scope(), key);
+      return new IdempotencyOutcomeUnknownException(spec.scope(), key, Instant.ofEpochMilli(since), problem
+          + "; if that commit went through after all, a retry replays its result", false, failure);
+    }
+    if (marked) {
       listener.outcomeUnknown(spec.scope(), key);
       return new IdempotencyOutcomeUnknownException(spec.scope(), key, Instant.ofEpochMilli(since), problem,
           true, failure);
     }
-    return new IdempotencyCommitUnknownException(spec.scope(), key, failure);
+    return new IdempotencyCommitUnknownException(spec.scope(), key, "a retry with the same key replays the"
+        + " recorded outcome: this call's if its commit went through, else that of the caller that took the claim"
+        + " over when its lease ended", failure);
   }
 
   /** @return true if marked, false if the claim is no longer ours, null if no statement could be run */
@@ -426,6 +453,10 @@ final class ClaimExecutor {
       return markUnknown(fresh, spec, key, token, note, expiresAt);
     } catch (SQLException | IdempotencyStoreException onFreshConnection) {
       cause.addSuppressed(onFreshConnection);
+      unrecorded.retryUntilLeaseEnds(spec.scope(), key, spec.leaseMillis(), connection -> {
+        markUnknown(connection, spec, key, token, note, expiresAt); // false: no longer ours, nothing to record
+        return true;
+      });
       return null;
     }
   }

@@ -56,17 +56,21 @@ final class DatabaseClock {
    * for the measurement: a failed one keeps the last offset (the caller's own statement will meet the same fault).
    */
   long millis(Connection connection) {
-    if (currentTimeSql != null && due() && (!measured || measuring.compareAndSet(false, true))) {
-      try {
-        measure(connection);
-      } finally {
-        measuring.set(false);
+    if (currentTimeSql != null && due()) {
+      if (measuring.compareAndSet(false, true)) {
+        try {
+          measure(connection);
+        } finally {
+          measuring.set(false);
+        }
+      } else if (!measured) {
+        measure(connection); // never measured: nobody may use the raw clock, so this caller measures too
       }
     }
     return millis();
   }
 
-  /** The last measured offset, for tests and for {@link IdemRuntime#inspect}. */
+  /** The last measured offset (database minus runtime clock): turns a database time into the runtime's clock. */
   long offsetMillis() {
     return offsetMillis;
   }

@@ -32,12 +32,12 @@ final class ExpiredRecordPurger {
   }
 
   long purgeExpired(int batchSize) {
-    if (transactions.inProgress()) {
+    if (transactions.inProgress() || transactions.applicationsInProgress()) {
       // Its batches commit on a connection of their own: inside a transaction, that would be a second pooled
       // connection while this thread holds one (a pool of one would wait for itself), and the batches would not
       // be part of the caller's transaction anyway.
       throw new IllegalStateException("purgeExpired() runs its own short transactions on a connection of its own:"
-          + " call it outside runtime.inTransaction(...) and outside commands' bodies");
+          + " call it outside runtime.inTransaction(...), the application's transaction and commands' bodies");
     }
     long total = 0;
     try (Connection connection = dataSource.getConnection()) {

@@ -38,7 +38,8 @@ final class GuardedConnection implements Connection {
 
   private static IllegalStateException owned(String call) {
     return new IllegalStateException(call + " is not allowed on the connection of an idem transaction: idem commits"
-        + " or rolls back the transaction itself, with the command's record; throw an exception to roll back");
+        + " or rolls back the transaction itself, with the command's record (or, when it joined the application's"
+        + " transaction, the application does, outside idem's calls); throw an exception to roll back");
   }
 
   @Override

@@ -14,6 +14,7 @@ import dev.idem.runtime.IdempotencyScopeConflictException;
 import dev.idem.runtime.IdempotencyStoreException;
 import dev.idem.runtime.IdempotentResult;
 import dev.idem.runtime.InvalidIdempotencyKeyException;
+import dev.idem.runtime.TransactionBinding;
 import dev.idem.runtime.TransactionalWork;
 import dev.idem.runtime.TransitionListener;
 import java.sql.Connection;
@@ -57,6 +58,8 @@ public final class IdemEngine {
   private final SchemaInstaller schema;
   private final ExpiredRecordPurger purger;
   private final RecordOperations operations;
+  /** The built-in scheduled purge; null unless the builder asked for one. */
+  private final ScheduledPurge scheduledPurge;
   /** The first command seen per scope: two different commands must not share one (see {@link #checkScope}). */
   private final ConcurrentHashMap<String, CommandSpec<?>> commandsByScope = new ConcurrentHashMap<>();
 
@@ -74,7 +77,7 @@ public final class IdemEngine {
     this.clock = new DatabaseClock(settings.clock(), dialect, settings.followDatabaseClock());
     this.listener = new SafeListener(settings.listener());
     this.cache = new CompletedRecordCache(settings.resultCacheSize());
-    this.transactions = new TransactionManager(dataSource);
+    this.transactions = new TransactionManager(dataSource, settings.transactionBinding());
     RecordStatements records = new RecordStatements(dialect, tableName);
     this.transactional = new TransactionalExecutor(transactions, records, dialect, results, clock, listener, cache);
     this.claims = new ClaimExecutor(transactions, dialect, tableName, results, clock, listener, cache);
@@ -84,6 +87,8 @@ public final class IdemEngine {
     this.schema = new SchemaInstaller(dataSource, dialect, tableName);
     this.purger = new ExpiredRecordPurger(dataSource, transactions, dialect, tableName, clock);
     this.operations = new RecordOperations(transactions, dialect, tableName, results, cache, commandsByScope::get);
+    this.scheduledPurge = settings.purgeInterval() == null ? null
+        : new ScheduledPurge(purger, listener, tableName, settings.purgeInterval(), settings.purgeBatchSize());
   }
 
   /**
@@ -101,12 +106,16 @@ public final class IdemEngine {
    * @param transitionListener the transition listener
    * @param logTransitions whether every transition is logged
    * @param maxResultSize the longest result, in characters of JSON
+   * @param transactionBinding where the application's transaction is found, or null to always use idem's own
+   * @param purgeInterval how often the scheduled purge runs, or null for none
+   * @param purgeBatchSize the scheduled purge's batch size
    * @param followDatabaseClock whether leases and expiry follow the database's clock (see {@link DatabaseClock})
    */
   public record Settings(DataSource dataSource, Dialect dialect, String tableName, int maxKeyLength,
                          String allowedKeyPunctuation, Clock clock, ObjectMapper objectMapper,
                          IdempotencyListener listener, int resultCacheSize, TransitionListener transitionListener,
-                         boolean logTransitions, int maxResultSize, boolean followDatabaseClock) {}
+                         boolean logTransitions, int maxResultSize, TransactionBinding transactionBinding,
+                         Duration purgeInterval, int purgeBatchSize, boolean followDatabaseClock) {}
 
   /**
    * Registers how to get from a runtime to its engine; {@link IdemRuntime} does it once, in its class initializer.
@@ -344,6 +353,20 @@ public final class IdemEngine {
   }
 
   /**
+   * Runs {@code work} with {@code connection}, the application's transaction, bound to this thread.
+   *
+   * @param connection the application's connection, auto-commit off
+   * @param work the work
+   * @param <T> the result type
+   * @return the work's result
+   */
+  public <T> T withConnection(Connection connection, TransactionalWork<T> work) {
+    Objects.requireNonNull(connection, "connection");
+    Objects.requireNonNull(work, "work");
+    return transactions.withConnection(connection, work);
+  }
+
+  /**
    * Runs {@code action} after the outermost transaction in progress on this thread commits.
    *
    * @param action the action
@@ -381,6 +404,13 @@ public final class IdemEngine {
    */
   public long purgeExpired(int batchSize) {
     return purger.purgeExpired(batchSize);
+  }
+
+  /** Stops the scheduled purge, if any; waits briefly for a run in progress. */
+  public void close() {
+    if (scheduledPurge != null) {
+      scheduledPurge.close();
+    }
   }
 
   // ------------------------------------------------------------------------------------------------

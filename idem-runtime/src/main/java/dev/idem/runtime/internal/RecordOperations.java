@@ -122,9 +122,9 @@ final class RecordOperations {
   }
 
   private Connection ownConnection(String operation) throws SQLException {
-    if (transactions.inProgress()) {
+    if (transactions.inProgress() || transactions.applicationsInProgress()) {
       throw new IllegalStateException(operation + "() runs on a connection of its own: call it outside"
-          + " runtime.inTransaction(...) and outside commands' bodies");
+          + " runtime.inTransaction(...), the application's transaction and commands' bodies");
     }
     Connection connection = transactions.newConnection();
     try {

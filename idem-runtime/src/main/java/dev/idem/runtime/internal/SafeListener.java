@@ -76,6 +76,22 @@ final class SafeListener {
     notify("brokenRecord", IdempotencyListener::brokenRecord, scope, key);
   }
 
+  void purged(String tableName, long deleted) {
+    try {
+      listener.purged(tableName, deleted);
+    } catch (RuntimeException e) {
+      LOG.log(Level.WARNING, "IdempotencyListener.purged failed; ignored", e);
+    }
+  }
+
+  void purgeFailed(String tableName, Throwable failure) {
+    try {
+      listener.purgeFailed(tableName, failure);
+    } catch (RuntimeException e) {
+      LOG.log(Level.WARNING, "IdempotencyListener.purgeFailed failed; ignored", e);
+    }
+  }
+
   private void notify(String event, Event call, String scope, String keyOrRule) {
     try {
       call.deliver(listener, scope, keyOrRule);

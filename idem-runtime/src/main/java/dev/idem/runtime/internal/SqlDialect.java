@@ -496,8 +496,10 @@ abstract class SqlDialect {
       // ctid (a Tid Scan). ORDER BY makes the index on expires_at the only cheap plan: without it, when most rows
       // are expired the planner prefers a sequential scan, which must step over every row the earlier batches
       // deleted (dead until vacuumed) again and again, so that each batch gets slower than the one before.
+      // FOR UPDATE SKIP LOCKED: purges on several nodes at once take disjoint batches instead of waiting for each
+      // other's rows (and deadlocking when they lock them in different orders); a row one skips, another deletes.
       return "DELETE FROM " + table + " WHERE ctid = ANY(ARRAY(SELECT ctid FROM " + table
-          + " WHERE expires_at <= ? ORDER BY expires_at LIMIT ?))";
+          + " WHERE expires_at <= ? ORDER BY expires_at LIMIT ? FOR UPDATE SKIP LOCKED))";
     }
   }
 
@@ -571,6 +573,8 @@ abstract class SqlDialect {
 
     @Override
     String purgeSql(String table) {
+      // Concurrent purges (one per node) walk the expiry index in the same order, so that one waits for the other's
+      // batch rather than deadlocking; a deadlock or lock timeout all the same is retried (purgeBatch).
       return "DELETE FROM " + table + " WHERE expires_at <= ? ORDER BY expires_at LIMIT ?";
     }
 

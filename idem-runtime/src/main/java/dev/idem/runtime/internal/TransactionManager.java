@@ -3,6 +3,7 @@ package dev.idem.runtime.internal;
 import dev.idem.runtime.IdemRuntime;
 import dev.idem.runtime.IdempotencyCommitUnknownException;
 import dev.idem.runtime.IdempotencyStoreException;
+import dev.idem.runtime.TransactionBinding;
 import dev.idem.runtime.TransactionalWork;
 import java.lang.System.Logger.Level;
 import java.sql.Connection;
@@ -20,13 +21,16 @@ final class TransactionManager {
   private static final System.Logger LOG = System.getLogger(IdemRuntime.class.getName());
 
   private final DataSource dataSource;
+  /** Where the application's own transaction is found; null if the runtime never joins one. */
+  private final TransactionBinding binding;
   private final ThreadLocal<Transaction> current = new ThreadLocal<>();
 
-  TransactionManager(DataSource dataSource) {
+  TransactionManager(DataSource dataSource, TransactionBinding binding) {
     this.dataSource = dataSource;
+    this.binding = binding;
   }
 
-  /** The transaction in progress on this thread, or null. */
+  /** The transaction bound to this thread (idem's own, or the application's while idem runs inside it), or null. */
   Transaction current() {
     return current.get();
   }
@@ -35,25 +39,67 @@ final class TransactionManager {
     return current.get() != null;
   }
 
+  /**
+   * When no transaction is bound to this thread and the binding finds the application's: binds that one to this
+   * thread, until {@link #unbind()}, which the caller must call. Otherwise null: idem begins its own.
+   */
+  Transaction bindApplications() {
+    Connection connection = binding == null ? null : binding.currentConnection();
+    if (connection == null) {
+      return null;
+    }
+    Transaction tx = Transaction.applications(connection, binding);
+    current.set(tx);
+    return tx;
+  }
+
+  /** Whether the application has a transaction on this thread that idem would join (for CLAIM's refusal). */
+  boolean applicationsInProgress() {
+    return binding != null && binding.currentConnection() != null;
+  }
+
   /** The connection of this thread's transaction, for idem's own statements. */
   Connection currentConnection() {
     return require("currentConnection()").connection;
   }
 
-  /** The same, guarded for application code (see {@link GuardedConnection}). */
+  /** The same, guarded for application code (see {@link GuardedConnection}); the application's one if it has one. */
   Connection userConnection() {
+    Transaction tx = current.get();
+    if (tx == null) {
+      Connection applications = binding == null ? null : binding.currentConnection();
+      if (applications != null) {
+        return new GuardedConnection(applications);
+      }
+    }
     return require("currentConnection()").guardedConnection();
   }
 
+  /** For the application's action: after the transaction on this thread commits, never early. */
   void afterCommit(Runnable action) {
+    Transaction tx = current.get();
+    if (tx == null) {
+      Connection applications = binding == null ? null : binding.currentConnection();
+      if (applications != null) {
+        Transaction.applications(applications, binding).afterCommit(action);
+        return;
+      }
+    }
     require("afterCommit()").afterCommit(action);
+  }
+
+  /** For idem's listener: after the transaction on this thread commits, or now if that cannot be known. */
+  void afterCommitOrNow(Runnable action) {
+    require("afterCommit()").afterCommitOrNow(action);
   }
 
   private Transaction require(String what) {
     Transaction tx = current.get();
     if (tx == null) {
       throw new IllegalStateException("No transaction of this IdemRuntime is in progress on this thread: "
-          + "call " + what + " inside an idempotent method's body or inside runtime.inTransaction(...)");
+          + "call " + what + " inside an idempotent method's body, inside runtime.inTransaction(...)"
+          + (binding == null ? "" : ", inside the application's transaction that the TransactionBinding finds")
+          + " or inside runtime.withConnection(...)");
     }
     return tx;
   }
@@ -62,10 +108,14 @@ final class TransactionManager {
   <T> T inTransaction(TransactionalWork<T> work) {
     Transaction joined = current.get();
     if (joined != null) {
+      return runJoined(joined, work);
+    }
+    Transaction applications = bindApplications();
+    if (applications != null) {
       try {
-        return work.run(joined.guardedConnection());
-      } catch (Throwable t) {
-        throw Sneaky.rethrow(t);
+        return runJoined(applications, work);
+      } finally {
+        unbind();
       }
     }
     Transaction tx = begin();
@@ -89,6 +139,39 @@ final class TransactionManager {
     }
     tx.runAfterCommit();
     return result;
+  }
+
+  private static <T> T runJoined(Transaction joined, TransactionalWork<T> work) {
+    try {
+      joined.flush(); // the application's pending writes (JPA): idem's statements in work must see them
+      return work.run(joined.guardedConnection());
+    } catch (Throwable t) {
+      throw Sneaky.rethrow(t);
+    }
+  }
+
+  /** See {@link IdemRuntime#withConnection}: the application's plain JDBC transaction, bound while work runs. */
+  <T> T withConnection(Connection connection, TransactionalWork<T> work) {
+    if (current.get() != null) {
+      throw new IllegalStateException("withConnection(..) cannot be called while a transaction of this IdemRuntime"
+          + " is in progress on this thread (inside a command's body, inTransaction(..) or withConnection(..)):"
+          + " the work there already runs in that transaction; use currentConnection()");
+    }
+    try {
+      if (connection.getAutoCommit()) {
+        throw new IllegalStateException("withConnection(..) needs a connection in a transaction: call"
+            + " connection.setAutoCommit(false) first, and commit or roll back after withConnection returns");
+      }
+    } catch (SQLException e) {
+      throw new IdempotencyStoreException("Cannot read the auto-commit mode of the connection given to"
+          + " withConnection(..)", e);
+    }
+    current.set(Transaction.applications(connection, () -> connection));
+    try {
+      return runJoined(current.get(), work);
+    } finally {
+      unbind();
+    }
   }
 
   /**

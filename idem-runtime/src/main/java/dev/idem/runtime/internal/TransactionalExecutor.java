@@ -49,12 +49,21 @@ final class TransactionalExecutor {
     this.cache = cache;
   }
 
-  /** Joins the transaction in progress on this thread, if any, else runs in its own. */
+  /** Joins the transaction in progress on this thread (idem's or the application's), if any, else runs in its own. */
   <T> Outcome<T> execute(CommandSpec<T> spec, String key, String fingerprint, CommandBody<T> body) {
     Transaction joined = transactions.current();
-    return joined != null
-        ? executeJoined(joined, spec, key, fingerprint, body)
-        : executeInOwnTransactions(spec, key, fingerprint, body);
+    if (joined != null) {
+      return executeJoined(joined, spec, key, fingerprint, body);
+    }
+    Transaction applications = transactions.bindApplications();
+    if (applications == null) {
+      return executeInOwnTransactions(spec, key, fingerprint, body);
+    }
+    try {
+      return executeJoined(applications, spec, key, fingerprint, body);
+    } finally {
+      transactions.unbind();
+    }
   }
 
   private <T> Outcome<T> executeInOwnTransactions(
@@ -65,7 +74,7 @@ final class TransactionalExecutor {
       Transaction tx = transactions.begin();
       Object outcome;
       try {
-        outcome = attempt(tx.connection, spec, key, fingerprint, body, attempt, true);
+        outcome = attempt(tx, spec, key, fingerprint, body, attempt, true);
         if (outcome == RETRY) {
           tx.connection.rollback();
         } else {
@@ -120,6 +129,9 @@ final class TransactionalExecutor {
   private <T> Outcome<T> executeJoined(
       Transaction tx, CommandSpec<T> spec, String key, String fingerprint, CommandBody<T> body) {
     Connection connection = tx.connection;
+    // The application's pending writes (JPA) go out before idem's savepoint, so that rolling back to it cannot
+    // undo what the application wrote before calling the command.
+    tx.flush();
     Savepoint savepoint;
     try {
       savepoint = connection.setSavepoint();
@@ -130,9 +142,10 @@ final class TransactionalExecutor {
       Attempt attempt = new Attempt();
       Object outcome;
       try {
-        outcome = attempt(connection, spec, key, fingerprint, body, attempt, false);
+        outcome = attempt(tx, spec, key, fingerprint, body, attempt, false);
       } catch (BodyFailure failure) {
         Quietly.rollback(connection, savepoint);
+        tx.bodyFailed(failure.getCause());
         throw Sneaky.rethrow(failure.getCause());
       } catch (SQLException e) {
         // No retry: the database may have aborted the caller's whole transaction (deadlock victim).
@@ -152,7 +165,7 @@ final class TransactionalExecutor {
       boolean executed = attempt.executed;
       if (completed != null || executed) {
         // Read in the caller's transaction, the record may be its own uncommitted one: cache it only once durable.
-        tx.afterCommit(() -> {
+        boolean registered = tx.tryAfterCommit(() -> {
           if (completed != null) {
             cache.put(scope, key, completed);
           }
@@ -160,6 +173,10 @@ final class TransactionalExecutor {
             listener.completed(scope, key);
           }
         });
+        if (!registered && executed) {
+          // The application's transaction, whose commit idem cannot see: never cache, report now.
+          listener.completed(scope, key);
+        }
       }
       return outcomeOf(outcome, attempt);
     }
@@ -209,8 +226,9 @@ final class TransactionalExecutor {
    *
    * @return the result to return, or {@link #RETRY} if the attempt must be repeated
    */
-  private Object attempt(Connection connection, CommandSpec<?> spec, String key, String fingerprint,
+  private Object attempt(Transaction tx, CommandSpec<?> spec, String key, String fingerprint,
       CommandBody<?> body, Attempt attempt, boolean ownTransaction) throws SQLException {
+    Connection connection = tx.connection;
     String scope = spec.scope();
     // In its own transaction, this is the first statement: the database's time is the transaction's start.
     long now = ownTransaction ? clock.millis(connection) : clock.millis();
@@ -243,7 +261,6 @@ final class TransactionalExecutor {
           return new Rethrow(storedFailure);
         }
       } else if (SqlDialect.PENDING.equals(stored.state())) {
-        listener.brokenRecord(scope, key);
         throw new IdempotencyBrokenRecordException(scope, key, "its claim was committed before its command finished"
             + " (the body ended idem's transaction early, e.g. by DDL, which commits implicitly on MariaDB, MySQL and"
             + " H2), so the command may be running still, or may have failed halfway");
@@ -259,6 +276,7 @@ final class TransactionalExecutor {
     Object value;
     try {
       value = body.run();
+      tx.flush(); // the application's pending writes (JPA) reach the connection before the record completes
     } catch (Throwable t) {
       ReplayableFailure<?> replayable = spec.replayableFor(t);
       if (replayable == null) {
@@ -266,6 +284,7 @@ final class TransactionalExecutor {
       }
       String arguments = captureFailure(spec, replayable, t);
       connection.rollback(beforeBody);
+      tx.failureRecorded(t);
       complete(connection, scope, key, arguments, replayable.storedName(), null, ownTransaction);
       attempt.executed = true;
       attempt.completed =

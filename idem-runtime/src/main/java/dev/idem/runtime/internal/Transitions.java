@@ -69,7 +69,9 @@ public final class Transitions {
         insert.executeUpdate();
       }
     }
-    transactions.afterCommit(() -> notify("applied", () -> listener.applied(spec.name(), spec.entity(), id, from,
+    // The update ran on the JDBC connection: an ORM of the application's transaction must not keep the old row.
+    transactions.current().entityChanged(spec.entity(), id);
+    transactions.afterCommitOrNow(() -> notify("applied", () -> listener.applied(spec.name(), spec.entity(), id, from,
         spec.to())));
     return TransitionResult.APPLIED;
   }

@@ -82,6 +82,10 @@ abstract class ClockSkewContractTest extends DatabaseContract {
         }
       }).get(30, TimeUnit.SECONDS);
       assertTrue(failure instanceof IdempotencyInProgressException, "a live lease: " + failure);
+      // Reported by the caller's own clock, so that "retry after leaseEndsAt" works however far it is off.
+      long untilLeaseEnd = ((IdempotencyInProgressException) failure).leaseEndsAt().toEpochMilli()
+          - Clock.offset(Clock.systemUTC(), callerSkew).millis();
+      assertTrue(untilLeaseEnd > 25_000 && untilLeaseEnd <= 31_000, "lease ends in " + untilLeaseEnd + " ms");
       return "owner";
     }));
     assertEquals(1, bodies.get());

@@ -259,6 +259,32 @@ abstract class FaultContractTest extends DatabaseContract {
     assertFalse(e.getMessage().contains("Claiming"), "not reported as a failed claim: " + e.getMessage());
   }
 
+  /**
+   * The database refuses even the OUTCOME_UNKNOWN mark (on the claim's connection and on a fresh one): the caller
+   * learns it was not recorded, and the runtime keeps trying in the background, so that a retry after the lease
+   * still never reruns the body.
+   */
+  @Test
+  void aMarkThatFailsToIsRecordedInTheBackgroundBeforeTheLeaseEnds() throws InterruptedException {
+    faults.failStatements(sql -> isCompletion(sql) || sql.contains("'" + SqlDialect.OUTCOME_UNKNOWN + "'"),
+        Effect.FAIL, 3);
+    AtomicInteger bodies = new AtomicInteger();
+    IdempotencyOutcomeUnknownException first = assertThrows(IdempotencyOutcomeUnknownException.class,
+        () -> call(CHARGE, "u-5", 5, () -> "charged " + bodies.incrementAndGet()));
+    assertFalse(first.recorded(), first.getMessage());
+    assertEquals(3, faults.fired.get(), "completion, mark on the claim's connection, mark on a fresh one");
+    assertEquals(2, first.getCause().getSuppressed().length, "both failed marks are attached");
+    long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(10);
+    while (runtime.inspect("Faults.charge", "u-5").orElseThrow().state() != IdempotencyRecord.State.OUTCOME_UNKNOWN) {
+      assertTrue(System.nanoTime() < deadline, "recorded in the background");
+      Thread.sleep(50);
+    }
+    clock.advance(Duration.ofSeconds(31));
+    assertThrows(IdempotencyOutcomeUnknownException.class,
+        () -> call(CHARGE, "u-5", 5, () -> "charged " + bodies.incrementAndGet()));
+    assertEquals(1, bodies.get());
+  }
+
   // ---- Operators: resolve and forget an unknown outcome
 
   @Test
@@ -416,6 +442,38 @@ abstract class FaultContractTest extends DatabaseContract {
     assertEquals(1153, e.getCause().getErrorCode());
   }
 
+  // ---- 7. Table names
+
+  /** The longest table name the builder accepts gets its table and its expiry index on this database. */
+  @Test
+  void theLongestAcceptedTableNameGetsItsTableAndItsIndex() throws SQLException {
+    int limit = SqlDialect.of(dev.idem.runtime.Dialect.valueOf(database().name())).maxIdentifierLength();
+    StringBuilder name = new StringBuilder("idem_");
+    java.util.Random random = new java.util.Random();
+    while (name.length() < Math.min(limit - "_expires_idx".length(), 128)) {
+      name.append((char) ('a' + random.nextInt(26)));
+    }
+    String table = name.toString();
+    IdemRuntime longName = IdemRuntime.builder().dataSource(database.dataSource()).tableName(table).build();
+    longName.createSchema();
+    try (Connection connection = database.dataSource().getConnection()) {
+      List<String> indexes = new java.util.ArrayList<>();
+      for (String spelling : List.of(table, table.toUpperCase(java.util.Locale.ROOT))) {
+        try (var rs = connection.getMetaData().getIndexInfo(connection.getCatalog(), connection.getSchema(),
+            spelling, false, false)) {
+          while (rs.next()) {
+            if (rs.getString("INDEX_NAME") != null) {
+              indexes.add(rs.getString("INDEX_NAME").toLowerCase(java.util.Locale.ROOT));
+            }
+          }
+        }
+      }
+      assertTrue(indexes.contains(table + "_expires_idx"), table.length() + " characters: " + indexes);
+    } finally {
+      database.execute("DROP TABLE " + table);
+    }
+  }
+
   // ---- 6. Tampered or broken rows
 
   private void plantCompletedFailure(String scope, String key, String arguments) {
@@ -435,6 +493,18 @@ abstract class FaultContractTest extends DatabaseContract {
     } catch (SQLException e) {
       throw new IllegalStateException(e);
     }
+  }
+
+  @Test
+  void aClaimRecordInAStateNoClaimLeavesIsABrokenRecord() {
+    long now = clock.millis();
+    database.execute("INSERT INTO idem_record (scope, idem_key, state, fingerprint, created_at, expires_at) VALUES"
+        + " ('Faults.charge', 'b-9', 'PENDING', '" + Fingerprinter.fingerprint(CHARGE, new Object[] {5L}) + "', "
+        + now + ", " + (now + 60_000) + ")");
+    IdempotencyBrokenRecordException e = assertThrows(IdempotencyBrokenRecordException.class,
+        () -> call(CHARGE, "b-9", 5, () -> fail("must not run")));
+    assertTrue(e.getMessage().contains("state PENDING"), e.getMessage());
+    assertTrue(events.contains("brokenRecord b-9"));
   }
 
   @Test

@@ -156,6 +156,28 @@ abstract class PoolContractTest extends DatabaseContract {
     });
   }
 
+  /** Pool of one, held by the owner's body: a WAIT caller fails after the pool timeout, with a clear error. */
+  @Test
+  void aWaitingCallerOnAPoolOfOneHeldByTheOwnerFailsFast() {
+    withPool(1, runtime -> {
+      ExecutorService waiter = Executors.newSingleThreadExecutor();
+      try {
+        assertEquals("owner", charge(runtime, CHARGE_WAITING, "p-4", () -> {
+          long start = System.nanoTime();
+          Throwable failure = assertThrows(java.util.concurrent.ExecutionException.class,
+              () -> waiter.submit(() -> charge(runtime, CHARGE_WAITING, "p-4", () -> "waiter ran"))
+                  .get(30, TimeUnit.SECONDS)).getCause();
+          assertTrue(failure instanceof dev.idem.runtime.IdempotencyStoreException, String.valueOf(failure));
+          assertTrue(failure.getMessage().contains("Cannot obtain a connection"), failure.getMessage());
+          assertTrue(TimeUnit.NANOSECONDS.toMillis(System.nanoTime() - start) < 5_000, "the pool's 2 s timeout");
+          return "owner";
+        }));
+      } finally {
+        waiter.shutdownNow();
+      }
+    });
+  }
+
   @Test
   void housekeepingInsideATransactionFailsFastOnAPoolOfOne() {
     withPool(1, runtime -> {

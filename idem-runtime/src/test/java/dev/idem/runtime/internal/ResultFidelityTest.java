@@ -174,6 +174,32 @@ class ResultFidelityTest {
     assertEquals(2, pointBack.y);
   }
 
+  enum Status { NEW, PAID }
+
+  record Order(String id, Status status) {}
+
+  /**
+   * A stored enum constant reads back by its name (so constants added since change nothing); one removed since fails
+   * the replay, even with a user mapper that would read unknown constants as null or as a default.
+   */
+  @Test
+  void aStoredEnumConstantThatNoLongerExistsFailsTheReplayInsteadOfBecomingNull() {
+    CommandSpec<Order> spec = spec(ResultType.of(Order.class));
+    assertEquals(new Order("o-1", Status.PAID), codec.replay(spec, "k-1",
+        new CompletedRecord("fp", "{\"id\":\"o-1\",\"status\":\"PAID\"}", null, spec.resultShape(), 0, 0)));
+
+    com.fasterxml.jackson.databind.ObjectMapper lenient = new com.fasterxml.jackson.databind.ObjectMapper()
+        .enable(com.fasterxml.jackson.databind.DeserializationFeature.READ_UNKNOWN_ENUM_VALUES_AS_NULL)
+        .enable(com.fasterxml.jackson.databind.DeserializationFeature.READ_UNKNOWN_ENUM_VALUES_USING_DEFAULT_VALUE);
+    for (ResultCodec anyCodec : List.of(codec, new ResultCodec(lenient, 1000))) {
+      CompletedRecord shipped =
+          new CompletedRecord("fp", "{\"id\":\"o-2\",\"status\":\"SHIPPED\"}", null, spec.resultShape(), 0, 0);
+      IdempotencyResultShapeException e =
+          assertThrows(IdempotencyResultShapeException.class, () -> anyCodec.replay(spec, "k-2", shipped));
+      assertTrue(e.getMessage().contains("SHIPPED"), e.getMessage());
+    }
+  }
+
   @Test
   void aCreatorNamedByTheProcessorReadsAClassWhoseParameterNamesDiffer() {
     CommandSpec<Price> plain = spec(ResultType.of(Price.class));

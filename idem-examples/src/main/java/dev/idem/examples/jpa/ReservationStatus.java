@@ -1,0 +1,7 @@
+package dev.idem.examples.jpa;
+
+public enum ReservationStatus {
+  HELD,
+  CONFIRMED,
+  CANCELLED
+}

@@ -1,0 +1,177 @@
+package dev.idem.jdbi;
+
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertFalse;
+import static org.junit.jupiter.api.Assertions.assertSame;
+import static org.junit.jupiter.api.Assertions.assertThrows;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+import dev.idem.runtime.IdemRuntime;
+import dev.idem.testing.DatabaseContract;
+import java.util.ArrayList;
+import java.util.Collections;
+import java.util.List;
+import java.util.Random;
+import java.util.concurrent.ExecutorService;
+import java.util.concurrent.Executors;
+import java.util.concurrent.Future;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicBoolean;
+import org.jdbi.v3.core.Jdbi;
+import org.junit.jupiter.api.BeforeEach;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.Timeout;
+
+/**
+ * A generated service whose delegate writes through JDBI, called inside the application's
+ * {@code jdbi.inTransaction(..)}: idem's record joins that transaction through {@link JdbiTransactionBinding}. The
+ * subclasses pick the database.
+ */
+@Timeout(value = 60, unit = TimeUnit.SECONDS, threadMode = Timeout.ThreadMode.SEPARATE_THREAD)
+abstract class JdbiContractTest extends DatabaseContract {
+
+  private static final int THREADS = 32;
+  private static final int KEYS = 100;
+
+  private Jdbi jdbi;
+  private IdemRuntime runtime;
+  private JdbiPayments delegate;
+  private Payments payments;
+
+  @Override
+  protected void prepare() {
+    jdbi = Jdbi.create(counting);
+    runtime = IdemRuntime.builder().dataSource(counting).clock(clock).databaseTime(false)
+        .joinTransactions(JdbiTransactionBinding.of(jdbi)).build();
+    runtime.createSchema();
+    database.execute(
+        // No unique key on request_id: a second application would show as a second row, not as an error.
+        "CREATE TABLE payments (request_id VARCHAR(64) NOT NULL, account VARCHAR(16) NOT NULL, amount BIGINT NOT NULL)",
+        "CREATE TABLE accounts (id VARCHAR(16) NOT NULL PRIMARY KEY, balance BIGINT NOT NULL)",
+        "CREATE TABLE audit (what VARCHAR(64) NOT NULL)");
+    delegate = new JdbiPayments(jdbi);
+    payments = new Payments_Idempotent(delegate, runtime);
+  }
+
+  @BeforeEach
+  void clear() {
+    database.execute("DELETE FROM idem_record", "DELETE FROM payments", "DELETE FROM accounts", "DELETE FROM audit",
+        "INSERT INTO accounts (id, balance) VALUES ('a', 0)");
+    runtime.clearResultCache();
+    delegate.executions.set(0);
+    counting.reset();
+  }
+
+  private long count(String sql) {
+    return jdbi.withHandle(handle -> handle.createQuery(sql).mapTo(Long.class).one());
+  }
+
+  @Test
+  void theRecordCommitsWithTheJdbiTransaction() {
+    AtomicBoolean afterCommit = new AtomicBoolean();
+    long balance = jdbi.<Long, RuntimeException>inTransaction(handle -> {
+      long paid = payments.pay("r-1", "a", 100);
+      handle.execute("INSERT INTO audit (what) VALUES ('paid r-1')");
+      runtime.afterCommit(() -> afterCommit.set(true));
+      assertFalse(afterCommit.get());
+      assertEquals(0, countElsewhere("SELECT COUNT(*) FROM idem_record"), "invisible until JDBI commits");
+      return paid;
+    });
+    assertEquals(100, balance);
+    assertTrue(afterCommit.get(), "runtime.afterCommit ran once JDBI committed");
+    assertEquals(1, count("SELECT COUNT(*) FROM payments"));
+    assertEquals(1, count("SELECT COUNT(*) FROM audit"));
+    assertEquals(1, count("SELECT COUNT(*) FROM idem_record"));
+  }
+
+  /** On a connection of its own, outside the JDBI transaction in progress on this thread. */
+  private long countElsewhere(String sql) {
+    try (var handle = Jdbi.open(database.dataSource())) {
+      return handle.createQuery(sql).mapTo(Long.class).one();
+    }
+  }
+
+  @Test
+  void aRollbackUndoesTheRecordAndTheDelegatesWrites() {
+    IllegalStateException abort = new IllegalStateException("abort");
+    assertSame(abort, assertThrows(IllegalStateException.class, () -> jdbi.useTransaction(handle -> {
+      payments.pay("r-2", "a", 100);
+      handle.execute("INSERT INTO audit (what) VALUES ('paid r-2')");
+      throw abort;
+    })));
+    assertEquals(0, count("SELECT COUNT(*) FROM payments"));
+    assertEquals(0, count("SELECT COUNT(*) FROM audit"));
+    assertEquals(0, count("SELECT COUNT(*) FROM idem_record"));
+    assertEquals(0, count("SELECT balance FROM accounts WHERE id = 'a'"));
+    assertEquals(100L, (long) jdbi.<Long, RuntimeException>inTransaction(handle -> payments.pay("r-2", "a", 100)),
+        "the retry runs the body");
+    assertEquals(2, delegate.executions.get());
+  }
+
+  @Test
+  void aRetryAfterTheCommitReplaysWithoutTheDelegate() {
+    assertEquals(100L, (long) jdbi.<Long, RuntimeException>inTransaction(handle -> payments.pay("r-3", "a", 100)));
+    counting.reset();
+    assertEquals(100L, (long) jdbi.<Long, RuntimeException>inTransaction(handle -> payments.pay("r-3", "a", 100)));
+    assertEquals(100L, payments.pay("r-3", "a", 100), "outside a JDBI transaction too");
+    assertEquals(1, delegate.executions.get());
+    assertEquals(1, counting.connectionsObtained(), "the JDBI transaction's only: replays came from the cache");
+    assertEquals(100, count("SELECT balance FROM accounts WHERE id = 'a'"));
+  }
+
+  @Test
+  void aDelegateUpdatingARowTheJdbiTransactionLockedDoesNotDeadlock() {
+    // The application's transaction updates the account first and holds its row lock; the delegate updates it too.
+    assertEquals(101L, (long) jdbi.<Long, RuntimeException>inTransaction(handle -> {
+      handle.execute("UPDATE accounts SET balance = balance + 1 WHERE id = 'a'");
+      return payments.pay("r-4", "a", 100);
+    }));
+    assertEquals(101, count("SELECT balance FROM accounts WHERE id = 'a'"));
+  }
+
+  @Test
+  void concurrentDuplicatesApplyOncePerKey() throws Exception {
+    // An account per key: callers of one key contend on idem's record (the point), not all of them on one hot row,
+    // which the database may time out on (a transient failure that only the application could retry: idem never
+    // retries inside the application's transaction).
+    database.execute("DELETE FROM accounts");
+    jdbi.useTransaction(handle -> {
+      for (int k = 0; k < KEYS; k++) {
+        handle.execute("INSERT INTO accounts (id, balance) VALUES (?, 0)", "acct-" + k);
+      }
+    });
+    ExecutorService pool = Executors.newFixedThreadPool(THREADS);
+    try {
+      List<Future<?>> workers = new ArrayList<>();
+      for (int t = 0; t < THREADS; t++) {
+        long seed = t;
+        workers.add(pool.submit(() -> {
+          List<Integer> keys = new ArrayList<>();
+          for (int k = 0; k < KEYS; k++) {
+            keys.add(k);
+          }
+          Collections.shuffle(keys, new Random(seed));
+          for (int k : keys) {
+            jdbi.useTransaction(handle -> {
+              payments.pay("key-" + k, "acct-" + k, 1);
+              handle.execute("INSERT INTO audit (what) VALUES (?)", "call key-" + k);
+            });
+          }
+          return null;
+        }));
+      }
+      for (Future<?> worker : workers) {
+        worker.get(50, TimeUnit.SECONDS);
+      }
+    } finally {
+      pool.shutdownNow();
+    }
+    assertEquals(KEYS, count("SELECT COUNT(*) FROM payments"), "one business row per key");
+    assertEquals(KEYS, count("SELECT COUNT(DISTINCT request_id) FROM payments"));
+    assertEquals(KEYS, count("SELECT COUNT(*) FROM idem_record"), "one record per key");
+    assertEquals(KEYS, count("SELECT SUM(balance) FROM accounts"));
+    assertEquals(0, count("SELECT COUNT(*) FROM accounts WHERE balance <> 1"), "each account credited once");
+    assertEquals(KEYS, delegate.executions.get());
+    assertEquals((long) THREADS * KEYS, count("SELECT COUNT(*) FROM audit"), "every caller's own write committed");
+  }
+}

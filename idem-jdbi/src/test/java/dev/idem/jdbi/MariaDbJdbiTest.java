@@ -1,0 +1,10 @@
+package dev.idem.jdbi;
+
+import dev.idem.testing.TestDatabase;
+
+class MariaDbJdbiTest extends JdbiContractTest {
+  @Override
+  protected TestDatabase database() {
+    return TestDatabase.MARIADB;
+  }
+}

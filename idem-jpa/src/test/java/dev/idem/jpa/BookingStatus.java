@@ -1,0 +1,7 @@
+package dev.idem.jpa;
+
+public enum BookingStatus {
+  HELD,
+  CONFIRMED,
+  CANCELLED
+}

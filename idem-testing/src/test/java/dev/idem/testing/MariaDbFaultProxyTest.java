@@ -1,0 +1,8 @@
+package dev.idem.testing;
+
+class MariaDbFaultProxyTest extends FaultProxyContract {
+  @Override
+  TestDatabase database() {
+    return TestDatabase.MARIADB;
+  }
+}

@@ -1,0 +1,8 @@
+package dev.idem.testing;
+
+class PostgresFaultProxyTest extends FaultProxyContract {
+  @Override
+  TestDatabase database() {
+    return TestDatabase.POSTGRESQL;
+  }
+}
