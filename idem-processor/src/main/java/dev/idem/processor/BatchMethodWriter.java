@@ -5,6 +5,7 @@ import static dev.idem.processor.ServiceWriter.ENGINE;
 
 import com.palantir.javapoet.CodeBlock;
 import com.palantir.javapoet.MethodSpec;
+import com.palantir.javapoet.TypeName;
 import dev.idem.processor.CommandMethod.KeyPart;
 import java.util.ArrayList;
 import java.util.HashSet;
@@ -12,7 +13,9 @@ import java.util.List;
 import java.util.Set;
 import java.util.stream.Collectors;
 import javax.lang.model.element.VariableElement;
+import javax.lang.model.type.DeclaredType;
 import javax.lang.model.type.TypeKind;
+import javax.lang.model.type.TypeMirror;
 import javax.lang.model.util.Types;
 
 /**
@@ -72,9 +75,25 @@ final class BatchMethodWriter {
         ? CodeBlock.of("$N -> {\n$>$L;\nreturn $N.size();\n$<}", firstSeen, call, firstSeen)
         : CodeBlock.of("$N -> $L", firstSeen, call);
 
-    CodeBlock execute = CodeBlock.of("$N.executeBatch($N, $N,\n$L,\n$L,\n$L)", runtime, specName,
+    // The message type as the type witness, so that javac infers nothing for the three lambdas; a wildcard's
+    // capture cannot be named, so it is left to inference.
+    TypeMirror element = messageType(batch);
+    CodeBlock witness = element.getKind() == TypeKind.DECLARED ? CodeBlock.of("<$T>", TypeName.get(element))
+        : CodeBlock.of("");
+    CodeBlock execute = CodeBlock.of("$N.$LexecuteBatch($N, $N,\n$L,\n$L,\n$L)", runtime, witness, specName,
         batch.batchParameter(), keyFunction, payloadFunction, body);
     method.addStatement(isVoid ? "$L" : "return $L", execute);
     return method.build();
+  }
+
+  /** {@code E} of the batch parameter's {@code List<E>} or {@code Collection<E>} (a wildcard if so declared). */
+  private static TypeMirror messageType(BatchMethod batch) {
+    List<? extends VariableElement> parameters = batch.method().getParameters();
+    for (int i = 0; i < parameters.size(); i++) {
+      if (parameters.get(i).getSimpleName().contentEquals(batch.batchParameter())) {
+        return ((DeclaredType) batch.type().getParameterTypes().get(i)).getTypeArguments().get(0);
+      }
+    }
+    throw new IllegalStateException("No batch parameter " + batch.batchParameter());
   }
 }

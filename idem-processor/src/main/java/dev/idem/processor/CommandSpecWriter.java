@@ -12,20 +12,33 @@ import com.palantir.javapoet.ParameterizedTypeName;
 import com.palantir.javapoet.TypeName;
 import dev.idem.InFlight;
 import dev.idem.Mode;
+import dev.idem.processor.CommandMethod.KeyPart;
 import dev.idem.processor.CommandMethod.ReplayedFailure;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
+import java.util.Map;
 import javax.lang.model.element.Modifier;
 import javax.lang.model.element.TypeElement;
+import javax.lang.model.type.ArrayType;
+import javax.lang.model.type.DeclaredType;
 import javax.lang.model.type.TypeKind;
 import javax.lang.model.type.TypeMirror;
 import javax.lang.model.util.Types;
 
 /**
- * The one emitter of {@code CommandSpec} constants, for commands and batch handlers alike: {@code private static
- * final CommandSpec<Receipt> PLACE_ORDER = CommandSpec.builder("shop.placeOrder", ResultType.of(Receipt.class))
- * .retention(...).keyParts(...)...build()}.
+ * The one emitter of {@code CommandSpec} constants, for commands and batch handlers alike: one factory call with
+ * every value literal and the result type as the type witness, so that javac infers nothing and the class parses
+ * nothing when it loads:
+ * <pre>{@code
+ * private static final CommandSpec<Receipt> PLACE_ORDER =
+ *     CommandSpec.<Receipt>transactional("shop.placeOrder",
+ *         ResultType.<Receipt>of(Receipt.class),
+ *         "2efbb478ff372f97", 86_400_000L, // followed by a comment: retention P1D
+ *         new String[] {"requestId"}, new String[] {"order"},
+ *         "shop.OrderService#placeOrder");
+ * }</pre>
+ * and of the {@code ReplayableFailure} constants they share, one per exception type and generated class.
  */
 final class CommandSpecWriter {
 
@@ -35,61 +48,83 @@ final class CommandSpecWriter {
     this.types = types;
   }
 
-  /** The spec of a command, whose result is stored and replayed as the method's return type (T of IdempotentResult<T>). */
-  FieldSpec commandSpec(CommandMethod command, String name) {
-    return spec(command, name, command.storedType());
+  /**
+   * The spec of a command, whose result is stored and replayed as the method's return type (T of IdempotentResult<T>).
+   *
+   * @param failures the constant of each replayed failure, by {@link #failureKey}
+   */
+  FieldSpec commandSpec(CommandMethod command, String name, Map<String, String> failures) {
+    return spec(command, name, command.storedType(), failures);
   }
 
   /** The spec of a batch handler: batch records store no result, so its result type is always {@code Void}. */
   FieldSpec batchSpec(BatchMethod batch, String name) {
-    return spec(batch.command(), name, types.getNoType(TypeKind.VOID));
+    return spec(batch.command(), name, types.getNoType(TypeKind.VOID), Map.of());
   }
 
-  private FieldSpec spec(CommandMethod command, String name, TypeMirror storedResult) {
+  private FieldSpec spec(CommandMethod command, String name, TypeMirror storedResult, Map<String, String> failures) {
     boolean storesResult = storedResult.getKind() != TypeKind.VOID;
     CodecTypeReader.Shape shape = storesResult ? command.resultShape() : CodecTypeReader.VOID;
+    TypeName resultName = resultTypeName(storedResult);
+    boolean claim = command.mode() == Mode.CLAIM;
     CodeBlock.Builder initializer = CodeBlock.builder()
-        .add("$Z$T.builder($S, $L)\n", COMMAND_SPEC, command.scope(),
-            withCodecHints(resultTypeToken(storedResult), shape))
-        .indent().indent().indent().indent()
-        .add(".retention($T.parse($S))\n", Duration.class, command.retention())
-        .add(".keyParts($L)\n", command.keyParts().stream()
-            .map(part -> CodeBlock.of("$S", part.displayName()))
-            .collect(CodeBlock.joining(", ")));
-    if (!command.payloadParameters().isEmpty()) {
-      initializer.add(".payload($L)\n", command.payloadParameters().stream()
-          .map(parameter -> CodeBlock.of("$S", parameter))
-          .collect(CodeBlock.joining(", ")));
-    }
-    if (command.mode() == Mode.CLAIM) {
-      initializer.add(".mode($T.$L)\n", Mode.class, Mode.CLAIM)
-          .add(".lease($T.parse($S))\n", Duration.class, command.lease())
-          .add(".onInFlight($T.$L)\n", InFlight.class, command.onInFlight());
-      if (command.onInFlight() == InFlight.WAIT) {
-        initializer.add(".waitTimeout($T.parse($S))\n", Duration.class, command.waitTimeout());
-      }
+        // Always on the next line (not wrapped only where too long), so that every spec has the same layout.
+        .indent().indent()
+        .add("\n$T.<$T>$N($S,\n", COMMAND_SPEC, resultName, claim ? "claim" : "transactional", command.scope())
+        .indent().indent()
+        .add("$L,\n", withCodecHints(resultTypeToken(storedResult), shape))
+        .add("$L, $L,\n", storesResult ? CodeBlock.of("$S", shape.hash()) : CodeBlock.of("null /* no result */"),
+            millis(command.retention(), "retention"))
+        .add("$L, $L,\n", names(command.keyParts().stream().map(KeyPart::displayName).toList()),
+            names(command.payloadParameters()))
+        .add("$S", ((TypeElement) command.method().getEnclosingElement()).getQualifiedName()
+            + "#" + command.method().getSimpleName());
+    if (claim) {
+      initializer.add(",\n$L, $T.$L, $L", millis(command.lease(), "lease"), InFlight.class, command.onInFlight(),
+          millis(command.waitTimeout(), "wait"));
     }
     for (ReplayedFailure failure : command.replayOn()) {
-      initializer.add(".replayOn($L)\n", replayableFailure(failure));
+      initializer.add(",\n$N", failures.get(failureKey(failure)));
     }
-    if (storesResult) {
-      initializer.add(".resultShape($S)\n", shape.hash());
-    }
-    initializer.add(".declaredBy($S)\n", ((TypeElement) command.method().getEnclosingElement()).getQualifiedName()
-        + "#" + command.method().getSimpleName());
-    initializer.add(".build()").unindent().unindent().unindent().unindent();
-    return FieldSpec.builder(ParameterizedTypeName.get(COMMAND_SPEC, resultTypeName(storedResult)), name,
+    initializer.add(")").unindent().unindent().unindent().unindent();
+    return FieldSpec.builder(ParameterizedTypeName.get(COMMAND_SPEC, resultName), name,
             Modifier.PRIVATE, Modifier.STATIC, Modifier.FINAL)
         .initializer(initializer.build())
         .build();
   }
 
+  /** {@code new String[] {"requestId", "line"}}: names as an array, which a varargs list or List.of would infer. */
+  private static CodeBlock names(List<String> names) {
+    return CodeBlock.of("new String[] {$L}", names.stream()
+        .map(part -> CodeBlock.of("$S", part))
+        .collect(CodeBlock.joining(", ")));
+  }
+
+  /** {@code 86_400_000L}, commented {@code retention P1D}: the milliseconds the runtime keeps, and their ISO text. */
+  private static CodeBlock millis(String isoDuration, String what) {
+    String digits = Long.toString(Duration.parse(isoDuration).toMillis());
+    StringBuilder grouped = new StringBuilder();
+    for (int i = 0; i < digits.length(); i++) {
+      if (i > 0 && (digits.length() - i) % 3 == 0) {
+        grouped.append('_');
+      }
+      grouped.append(digits.charAt(i));
+    }
+    return CodeBlock.of("$LL /* $L $L */", grouped, what, isoDuration);
+  }
+
+  /** What makes two replayed failures the same constant: the type and how it is captured and recreated. */
+  static String failureKey(ReplayedFailure failure) {
+    return failure.type() + " " + failure.accessors() + " " + failure.parameterTypes();
+  }
+
   /**
-   * {@code ReplayableFailure.of(Declined.class, e -> new Object[] {e.getMessage(), e.code()},
-   * arguments -> new Declined((String) arguments[0], (String) arguments[1]), String.class, String.class)}: what the
-   * runtime needs to store the exception's values and recreate it, without reflection.
+   * {@code private static final ReplayableFailure<Declined> DECLINED = ReplayableFailure.<Declined>of(
+   * Declined.class, e -> new Object[] {e.getMessage(), e.code()}, arguments -> new Declined((String) arguments[0],
+   * (String) arguments[1]), String.class, String.class)}: what the runtime needs to store the exception's values and
+   * recreate it, without reflection; one per type, shared by the commands of a class that replay it.
    */
-  private CodeBlock replayableFailure(ReplayedFailure failure) {
+  FieldSpec replayableFailure(ReplayedFailure failure, String name) {
     TypeName exception = TypeName.get(failure.type());
     List<CodeBlock> captured = new ArrayList<>();
     List<CodeBlock> arguments = new ArrayList<>();
@@ -104,14 +139,19 @@ final class CommandSpecWriter {
       argumentTypes.add(CodeBlock.of("$T.class", TypeName.get(types.erasure(parameterType))));
     }
     CodeBlock.Builder block = CodeBlock.builder()
-        .add("$T.of($T.class,\n", REPLAYABLE_FAILURE, exception)
+        .indent().indent()
+        .add("\n$T.<$T>of($T.class,\n", REPLAYABLE_FAILURE, exception, exception)
         .indent().indent()
         .add("e -> new Object[] {$L},\n", CodeBlock.join(captured, ", "))
         .add("arguments -> new $T($L)", exception, CodeBlock.join(arguments, ", "));
     if (!argumentTypes.isEmpty()) {
       block.add(",\n$L", CodeBlock.join(argumentTypes, ", "));
     }
-    return block.add(")").unindent().unindent().build();
+    block.add(")").unindent().unindent().unindent().unindent();
+    return FieldSpec.builder(ParameterizedTypeName.get(REPLAYABLE_FAILURE, exception), name,
+            Modifier.PRIVATE, Modifier.STATIC, Modifier.FINAL)
+        .initializer(block.build())
+        .build();
   }
 
   /**
@@ -149,18 +189,75 @@ final class CommandSpecWriter {
   }
 
   /**
-   * {@code ResultType.of(Receipt.class)} where a class literal says it all; a super type token
-   * {@code new ResultType<List<Receipt>>() {}} where type arguments must survive erasure.
+   * {@code ResultType.of(Receipt.class)} where a class literal says it all; where type arguments must survive erasure,
+   * the type described by class literals, {@code ResultType.<List<Receipt>>parameterized(List.class, Receipt.class)}
+   * (no class of its own, unlike a super type token); a super type token {@code new ResultType<...>() {}} only for a
+   * type class literals cannot describe (a member of a parameterized type).
    */
-  private static CodeBlock resultTypeToken(TypeMirror returnType) {
+  private CodeBlock resultTypeToken(TypeMirror returnType) {
     if (returnType.getKind() == TypeKind.VOID) {
       return CodeBlock.of("$T.VOID", RESULT_TYPE);
     }
     TypeName name = resultTypeName(returnType);
     if (name instanceof ClassName || (name instanceof ArrayTypeName array && isRaw(array))) {
-      return CodeBlock.of("$T.of($T.class)", RESULT_TYPE, name);
+      // The witness makes the argument a standalone expression: nothing for javac to attribute speculatively.
+      return CodeBlock.of("$T.<$T>of($T.class)", RESULT_TYPE, name, name);
+    }
+    if (describable(returnType)) {
+      if (returnType.getKind() == TypeKind.ARRAY) {
+        return CodeBlock.of("$T.<$T>genericArray($L)", RESULT_TYPE, name,
+            typeArgument(((ArrayType) returnType).getComponentType()));
+      }
+      DeclaredType declared = (DeclaredType) returnType;
+      return CodeBlock.of("$T.<$T>parameterized($T.class, $L)", RESULT_TYPE, name,
+          TypeName.get(types.erasure(declared)), declared.getTypeArguments().stream()
+              .map(this::typeArgument)
+              .collect(CodeBlock.joining(", ")));
     }
     return CodeBlock.of("new $T() {}", ParameterizedTypeName.get(RESULT_TYPE, name));
+  }
+
+  /** A type argument: a class literal, or a nested {@code ResultType.parameterizedType}/{@code genericArrayType}. */
+  private CodeBlock typeArgument(TypeMirror type) {
+    if (type.getKind() == TypeKind.ARRAY) {
+      TypeMirror component = ((ArrayType) type).getComponentType();
+      return isGeneric(component)
+          ? CodeBlock.of("$T.genericArrayType($L)", RESULT_TYPE, typeArgument(component))
+          : CodeBlock.of("$T.class", TypeName.get(types.erasure(type)));
+    }
+    DeclaredType declared = (DeclaredType) type;
+    if (declared.getTypeArguments().isEmpty()) {
+      return CodeBlock.of("$T.class", TypeName.get(types.erasure(type)));
+    }
+    return CodeBlock.of("$T.parameterizedType($T.class, $L)", RESULT_TYPE, TypeName.get(types.erasure(type)),
+        declared.getTypeArguments().stream().map(this::typeArgument).collect(CodeBlock.joining(", ")));
+  }
+
+  private static boolean isGeneric(TypeMirror type) {
+    return type.getKind() == TypeKind.ARRAY ? isGeneric(((ArrayType) type).getComponentType())
+        : type.getKind() == TypeKind.DECLARED && !((DeclaredType) type).getTypeArguments().isEmpty();
+  }
+
+  /**
+   * Whether class literals describe the type: declared types whose owner is not parameterized, with arguments (and
+   * array components) describable in turn. Wildcards and type variables never reach here (the validator refuses them).
+   */
+  private static boolean describable(TypeMirror type) {
+    switch (type.getKind()) {
+      case BOOLEAN: case BYTE: case SHORT: case INT: case LONG: case CHAR: case FLOAT: case DOUBLE:
+        return true;
+      case ARRAY:
+        return describable(((ArrayType) type).getComponentType());
+      case DECLARED:
+        DeclaredType declared = (DeclaredType) type;
+        TypeMirror owner = declared.getEnclosingType();
+        if (owner.getKind() == TypeKind.DECLARED && !((DeclaredType) owner).getTypeArguments().isEmpty()) {
+          return false;
+        }
+        return declared.getTypeArguments().stream().allMatch(CommandSpecWriter::describable);
+      default:
+        return false;
+    }
   }
 
   private static boolean isRaw(ArrayTypeName array) {

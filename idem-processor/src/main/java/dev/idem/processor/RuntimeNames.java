@@ -21,6 +21,7 @@ final class RuntimeNames {
   static final ClassName IDEM_ENGINE = ClassName.get(INTERNAL_PACKAGE, "IdemEngine");
   static final ClassName COMMAND_SPEC = ClassName.get(INTERNAL_PACKAGE, "CommandSpec");
   static final ClassName RESULT_TYPE = ClassName.get(INTERNAL_PACKAGE, "ResultType");
+  static final ClassName COMMAND_BODY = ClassName.get(INTERNAL_PACKAGE, "CommandBody");
   static final ClassName REPLAYABLE_FAILURE = ClassName.get(INTERNAL_PACKAGE, "ReplayableFailure");
   static final ClassName TRANSITION_SPEC = ClassName.get(INTERNAL_PACKAGE, "TransitionSpec");
 

@@ -1,5 +1,6 @@
 package dev.idem.processor;
 
+import static dev.idem.processor.RuntimeNames.COMMAND_BODY;
 import static dev.idem.processor.RuntimeNames.IDEM_ENGINE;
 import static dev.idem.processor.RuntimeNames.IDEM_RUNTIME;
 
@@ -9,18 +10,22 @@ import com.palantir.javapoet.CodeBlock;
 import com.palantir.javapoet.FieldSpec;
 import com.palantir.javapoet.MethodSpec;
 import com.palantir.javapoet.ParameterSpec;
+import com.palantir.javapoet.ParameterizedTypeName;
 import com.palantir.javapoet.TypeName;
 import com.palantir.javapoet.TypeSpec;
 import dev.idem.processor.CommandMethod.KeyPart;
+import dev.idem.processor.CommandMethod.ReplayedFailure;
 import java.lang.annotation.Documented;
 import java.lang.annotation.ElementType;
 import java.lang.annotation.Retention;
 import java.lang.annotation.RetentionPolicy;
 import java.lang.annotation.Target;
 import java.util.ArrayList;
+import java.util.HashMap;
 import java.util.HashSet;
 import java.util.List;
 import java.util.Locale;
+import java.util.Map;
 import java.util.Objects;
 import java.util.Set;
 import java.util.stream.Collectors;
@@ -30,6 +35,7 @@ import javax.lang.model.element.Element;
 import javax.lang.model.element.ExecutableElement;
 import javax.lang.model.element.Modifier;
 import javax.lang.model.element.VariableElement;
+import javax.lang.model.type.DeclaredType;
 import javax.lang.model.type.TypeKind;
 import javax.lang.model.util.Elements;
 import javax.lang.model.util.Types;
@@ -105,12 +111,28 @@ final class ServiceWriter extends SourceFileGenerator<ServiceModel> {
       method.method().getParameters().forEach(parameter -> constantNames.add(parameter.getSimpleName().toString()));
     }
     String noPayload = uniqueName(NO_PAYLOAD, constantNames);
+    // One constant per replayed exception type, declared before the specs that share it (static initialization
+    // runs in textual order).
+    Map<String, String> failures = new HashMap<>();
+    for (MethodModel method : model.methods()) {
+      if (method instanceof CommandMethod command) {
+        for (ReplayedFailure failure : command.replayOn()) {
+          String key = CommandSpecWriter.failureKey(failure);
+          if (!failures.containsKey(key)) {
+            String name = uniqueName(constantName(
+                ((DeclaredType) failure.type()).asElement().getSimpleName().toString()), constantNames);
+            failures.put(key, name);
+            type.addField(specs.replayableFailure(failure, name));
+          }
+        }
+      }
+    }
     boolean needsNoPayload = false;
     List<MethodSpec> methods = new ArrayList<>();
     for (MethodModel method : model.methods()) {
       if (method instanceof CommandMethod command) {
         String specName = uniqueName(constantName(command.method()), constantNames);
-        type.addField(specs.commandSpec(command, specName));
+        type.addField(specs.commandSpec(command, specName, failures));
         needsNoPayload |= command.payloadParameters().isEmpty();
         methods.add(commandMethod(model, command, specName, noPayload));
       } else if (method instanceof BatchMethod batch) {
@@ -205,15 +227,22 @@ final class ServiceWriter extends SourceFileGenerator<ServiceModel> {
         ? CodeBlock.of("$N", noPayload)
         : CodeBlock.of("new Object[] {$L}", String.join(", ", command.payloadParameters()));
     CodeBlock call = CodeBlock.of("$N.$N($L)", delegate, command.method().getSimpleName(), arguments(command));
-    CodeBlock body = command.returnType().getKind() == TypeKind.VOID
-        ? CodeBlock.of("() -> {\n$>$L;\nreturn null;\n$<}", call)
-        : CodeBlock.of("() -> $L", call);
+    boolean isVoid = command.returnType().getKind() == TypeKind.VOID;
 
     // A method returning IdempotentResult<T> stores T and gets a wrapper with the replay signal on every call.
+    // The body in a local of its type and the stored type as the type witness: javac attributes the lambda once, in
+    // an assignment, and the call has no poly expression to attribute speculatively nor a type to infer.
     String executeMethod = command.returnsOutcome() ? "executeWithOutcome" : "execute";
-    CodeBlock execute = CodeBlock.of("$N.$N($N,\nnew Object[] {$L},\n$L,\n$L)", runtime, executeMethod, specName,
-        CodeBlock.join(keyValues, ", "), payload, body);
-    if (command.returnType().getKind() == TypeKind.VOID) {
+    TypeName stored = command.storedType().getKind() == TypeKind.VOID ? ClassName.get(Void.class)
+        : TypeName.get(command.storedType()).box();
+    String bodyName = LocalNames.unique("body", names);
+    TypeName bodyType = ParameterizedTypeName.get(COMMAND_BODY,
+        command.returnsOutcome() ? TypeName.get(command.returnType()) : stored);
+    method.addCode(isVoid ? "$T $N = () -> {\n$>$L;\nreturn null;\n$<};\n" : "$T $N = () -> $L;\n", bodyType,
+        bodyName, call);
+    CodeBlock execute = CodeBlock.of("$N.<$T>$N($N,\nnew Object[] {$L},\n$L,\n$N)", runtime, stored, executeMethod,
+        specName, CodeBlock.join(keyValues, ", "), payload, bodyName);
+    if (isVoid) {
       method.addStatement("$L", execute);
     } else {
       method.addStatement("return $L", execute);
@@ -249,7 +278,12 @@ final class ServiceWriter extends SourceFileGenerator<ServiceModel> {
 
   /** {@code createOrder} → {@code CREATE_ORDER}. */
   private static String constantName(ExecutableElement method) {
-    return method.getSimpleName().toString().replaceAll("([a-z0-9])([A-Z])", "$1_$2").toUpperCase(Locale.ROOT);
+    return constantName(method.getSimpleName().toString());
+  }
+
+  /** {@code CardDeclinedException} → {@code CARD_DECLINED_EXCEPTION}. */
+  private static String constantName(String name) {
+    return name.replaceAll("([a-z0-9])([A-Z])", "$1_$2").toUpperCase(Locale.ROOT);
   }
 
   /** {@code name}, or {@code name_2}, {@code name_3}... (overloads, parameters) if taken; taken from then on. */

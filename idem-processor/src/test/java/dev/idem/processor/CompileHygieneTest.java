@@ -74,7 +74,7 @@ class CompileHygieneTest {
     assertThat(generated).contains("String charge(String NO_PAYLOAD, long CHARGE, String idem, String delegate,");
     assertThat(generated).contains("CommandSpec<String> CHARGE_2 =");
     assertThat(generated).contains("Object[] NO_PAYLOAD_2 = {}");
-    assertThat(generated).contains("return this.idem.execute(CHARGE_2,");
+    assertThat(generated).contains("return this.idem.<String>execute(CHARGE_2,");
     assertThat(generated).contains("() -> this.delegate.charge(NO_PAYLOAD, CHARGE, idem, delegate, runtime)");
   }
 

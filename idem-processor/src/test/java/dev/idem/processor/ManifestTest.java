@@ -84,13 +84,13 @@ class ManifestTest {
     // shape's hash (compiled against the real runtime above, so these calls exist).
     String generated = Compilations.contentOf(
         compilation.generatedSourceFile("com.example.fidelity.Shapes_Idempotent").orElseThrow());
-    assertThat(generated).containsMatch("ResultType\\.of\\(Shapes\\.Figure\\.class\\)\\s+"
-        + "\\.withSubtypes\\(Shapes\\.Figure\\.class, Shapes\\.Circle\\.class, Shapes\\.Square\\.class\\)\\)");
+    assertThat(generated).containsMatch("ResultType\\.<Shapes\\.Figure>of\\(Shapes\\.Figure\\.class\\)\\s+"
+        + "\\.withSubtypes\\(Shapes\\.Figure\\.class, Shapes\\.Circle\\.class, Shapes\\.Square\\.class\\),");
     assertThat(generated).contains(".withCreator(Shapes.Money.class, new String[] {\"amountCents\", \"currency\"},"
-        + " long.class, Shapes.Currency.class))");
-    assertThat(generated).contains(".resultShape(\"" + CodecTypeReader.hash("sealed com.example.fidelity.Shapes.Figure["
+        + " long.class, Shapes.Currency.class),");
+    assertThat(generated).contains("\"" + CodecTypeReader.hash("sealed com.example.fidelity.Shapes.Figure["
         + "com.example.fidelity.Shapes.Circle{radius:double}|com.example.fidelity.Shapes.Square{side:double}]")
-        + "\")");
-    assertThat(generated).contains(".declaredBy(\"com.example.fidelity.Shapes#draw\")");
+        + "\", 86_400_000L /* retention P1D */,");
+    assertThat(generated).contains("\"com.example.fidelity.Shapes#draw\");");
   }
 }

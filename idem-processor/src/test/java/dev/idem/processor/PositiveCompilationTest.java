@@ -45,9 +45,9 @@ class PositiveCompilationTest {
         .orElseThrow());
     assertThat(cards).contains("public void capture(String paymentId)");
     assertThat(cards).contains("public String authorize(String paymentId, long amountCents)");
-    assertThat(cards).contains("return idem.execute(AUTHORIZE,");
+    assertThat(cards).contains("return idem.<String>execute(AUTHORIZE,");
     // The inherited command keeps the scope of the interface that declares it, shared with PaymentCommands_Idempotent.
-    assertThat(cards).contains("CommandSpec.builder(\"com.example.payments.PaymentCommands.authorize\"");
+    assertThat(cards).contains(">transactional(\"com.example.payments.PaymentCommands.authorize\"");
     assertThat(cards).contains("return delegate.status(paymentId);");
     assertWithMessage("status() is implemented once").that(cards.split("String status\\(", -1)).hasLength(2);
     assertThat(compilation.generatedSourceFile("com.example.payments.PaymentCommands_Idempotent")).isPresent();
@@ -62,16 +62,16 @@ class PositiveCompilationTest {
         .orElseThrow());
     // The stored type is the wrapped one; the wrapper itself is never stored.
     assertThat(payments).contains("CommandSpec<List<Payments.Payment>> SPLIT =");
-    assertThat(payments).contains("new ResultType<List<Payments.Payment>>() {}");
+    assertThat(payments).contains("ResultType.<List<Payments.Payment>>parameterized(List.class, Payments.Payment.class)");
     assertThat(payments).contains("CommandSpec<Payments.Payment> CAPTURE =");
     assertThat(payments).contains("CommandSpec<Void> CANCEL =");
-    assertThat(payments).contains("ResultType.of(byte[].class)");
+    assertThat(payments).contains("ResultType.<byte[]>of(byte[].class)");
     assertThat(payments).doesNotContain("ResultType<IdempotentResult");
     assertThat(payments).contains("public IdempotentResult<List<Payments.Payment>> split(");
-    assertThat(payments).contains("return idem.executeWithOutcome(SPLIT,");
-    assertThat(payments).contains("return idem.executeWithOutcome(CAPTURE,");
-    assertThat(payments).contains("return idem.executeWithOutcome(CANCEL,");
-    assertThat(payments).contains("() -> delegate.capture(paymentId, amountCents));");
+    assertThat(payments).contains("return idem.<List<Payments.Payment>>executeWithOutcome(SPLIT,");
+    assertThat(payments).contains("return idem.<Payments.Payment>executeWithOutcome(CAPTURE,");
+    assertThat(payments).contains("return idem.<Void>executeWithOutcome(CANCEL,");
+    assertThat(payments).contains("() -> delegate.capture(paymentId, amountCents);");
   }
 
   @Test

@@ -67,7 +67,7 @@ class ProcessorResilienceTest {
     assertThat(generated(compilation, "com.example.shop.Throws_Idempotent"))
         .contains("public String pack(String parcelId) throws GeneratedOutage {");
     assertThat(generated(compilation, "com.example.shop.ReplaysOn_Idempotent"))
-        .contains(".replayOn(ReplayableFailure.of(GeneratedRejection.class,");
+        .contains("ReplayableFailure.<GeneratedRejection>of(GeneratedRejection.class,");
     assertThat(generated(compilation, "com.example.shop.Ships_Idempotent"))
         .contains("\"UPDATE shipments SET status = 'SENT' WHERE id = ? AND status = 'PACKED'\"");
   }

@@ -75,10 +75,10 @@ class UsersInterfacesTest {
     String wallet = contentOf(
         compilation.generatedSourceFile("com.example.payments.WalletPayments_Idempotent").orElseThrow());
     assertThat(wallet).contains("public final class WalletPayments_Idempotent implements WalletPayments {");
-    assertThat(wallet).contains("CommandSpec.builder(\"com.example.payments.PaymentCommands.authorize\"");
+    assertThat(wallet).contains(">transactional(\"com.example.payments.PaymentCommands.authorize\"");
     String refunds = contentOf(
         compilation.generatedSourceFile("com.example.payments.WalletPayments_Refunds_Idempotent").orElseThrow());
-    assertThat(refunds).contains("return idem.execute(AUTHORIZE,");
+    assertThat(refunds).contains("return idem.<String>execute(AUTHORIZE,");
     assertThat(refunds).contains("delegate.refund(paymentId);");
   }
 

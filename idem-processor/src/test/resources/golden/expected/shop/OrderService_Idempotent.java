@@ -1,9 +1,9 @@
 package shop;
 
 import dev.idem.InFlight;
-import dev.idem.Mode;
 import dev.idem.runtime.IdemRuntime;
 import dev.idem.runtime.IdempotentResult;
+import dev.idem.runtime.internal.CommandBody;
 import dev.idem.runtime.internal.CommandSpec;
 import dev.idem.runtime.internal.IdemEngine;
 import dev.idem.runtime.internal.ReplayableFailure;
@@ -35,126 +35,106 @@ import javax.annotation.processing.Generated;
     comments = "idem ${idem.version}"
 )
 public final class OrderService_Idempotent implements OrderService {
+  private static final ReplayableFailure<PaymentDeclinedException> PAYMENT_DECLINED_EXCEPTION =
+      ReplayableFailure.<PaymentDeclinedException>of(PaymentDeclinedException.class,
+          e -> new Object[] {e.getMessage(), e.declineCode()},
+          arguments -> new PaymentDeclinedException((String) arguments[0], (String) arguments[1]),
+          String.class, String.class);
+
+  private static final ReplayableFailure<OutOfStockException> OUT_OF_STOCK_EXCEPTION =
+      ReplayableFailure.<OutOfStockException>of(OutOfStockException.class,
+          e -> new Object[] {e.getSku(), e.available()},
+          arguments -> new OutOfStockException((String) arguments[0], (int) arguments[1]),
+          String.class, int.class);
+
   private static final CommandSpec<Receipt> PLACE_ORDER =
-      CommandSpec.builder("shop.OrderService.placeOrder", ResultType.of(Receipt.class))
-          .retention(Duration.parse("P1D"))
-          .keyParts("requestId")
-          .payload("order")
-          .resultShape("2efbb478ff372f97")
-          .declaredBy("shop.OrderService#placeOrder")
-          .build();
+      CommandSpec.<Receipt>transactional("shop.OrderService.placeOrder",
+          ResultType.<Receipt>of(Receipt.class),
+          "2efbb478ff372f97", 86_400_000L /* retention P1D */,
+          new String[] {"requestId"}, new String[] {"order"},
+          "shop.OrderService#placeOrder");
 
   private static final CommandSpec<Boolean> RESERVE_STOCK =
-      CommandSpec.builder("orders.reserve", ResultType.of(Boolean.class))
-          .retention(Duration.parse("PT15M"))
-          .keyParts("warehouseId", "line")
-          .payload("sku")
-          .resultShape("bf84d3d60e93cc95")
-          .declaredBy("shop.OrderService#reserveStock")
-          .build();
+      CommandSpec.<Boolean>transactional("orders.reserve",
+          ResultType.<Boolean>of(Boolean.class),
+          "bf84d3d60e93cc95", 900_000L /* retention PT15M */,
+          new String[] {"warehouseId", "line"}, new String[] {"sku"},
+          "shop.OrderService#reserveStock");
 
   private static final CommandSpec<List<Receipt>> SETTLE =
-      CommandSpec.builder("shop.OrderService.settle", new ResultType<List<Receipt>>() {})
-          .retention(Duration.parse("P30D"))
-          .keyParts("message.header.messageId")
-          .payload("message")
-          .resultShape("f79d073f683ed5af")
-          .declaredBy("shop.OrderService#settle")
-          .build();
+      CommandSpec.<List<Receipt>>transactional("shop.OrderService.settle",
+          ResultType.<List<Receipt>>parameterized(List.class, Receipt.class),
+          "f79d073f683ed5af", 2_592_000_000L /* retention P30D */,
+          new String[] {"message.header.messageId"}, new String[] {"message"},
+          "shop.OrderService#settle");
 
   private static final CommandSpec<Optional<Receipt>> REFUND =
-      CommandSpec.builder("shop.OrderService.refund", new ResultType<Optional<Receipt>>() {})
-          .retention(Duration.parse("P1D"))
-          .keyParts("refund.refundId")
-          .payload("refund")
-          .resultShape("ba85166542c9b0be")
-          .declaredBy("shop.OrderService#refund")
-          .build();
+      CommandSpec.<Optional<Receipt>>transactional("shop.OrderService.refund",
+          ResultType.<Optional<Receipt>>parameterized(Optional.class, Receipt.class),
+          "ba85166542c9b0be", 86_400_000L /* retention P1D */,
+          new String[] {"refund.refundId"}, new String[] {"refund"},
+          "shop.OrderService#refund");
 
   private static final CommandSpec<Void> CANCEL =
-      CommandSpec.builder("shop.OrderService.cancel", ResultType.VOID)
-          .retention(Duration.parse("P1D"))
-          .keyParts("orderId")
-          .payload("reasons")
-          .declaredBy("shop.OrderService#cancel")
-          .build();
+      CommandSpec.<Void>transactional("shop.OrderService.cancel",
+          ResultType.VOID,
+          null /* no result */, 86_400_000L /* retention P1D */,
+          new String[] {"orderId"}, new String[] {"reasons"},
+          "shop.OrderService#cancel");
 
   private static final CommandSpec<byte[]> CANCEL_2 =
-      CommandSpec.builder("orders.cancel-unpaid", ResultType.of(byte[].class))
-          .retention(Duration.parse("P1D"))
-          .keyParts("orderId")
-          .resultShape("c5d3dbfc94759ad2")
-          .declaredBy("shop.OrderService#cancel")
-          .build();
+      CommandSpec.<byte[]>transactional("orders.cancel-unpaid",
+          ResultType.<byte[]>of(byte[].class),
+          "c5d3dbfc94759ad2", 86_400_000L /* retention P1D */,
+          new String[] {"orderId"}, new String[] {},
+          "shop.OrderService#cancel");
 
   private static final CommandSpec<Map<String, Integer>> REBUILD_INDEX =
-      CommandSpec.builder("shop.OrderService.rebuildIndex", new ResultType<Map<String, Integer>>() {})
-          .retention(Duration.parse("P1D"))
-          .keyParts("jobId")
-          .payload("runtime", "delegate")
-          .resultShape("cfb582dfb8c8c37b")
-          .declaredBy("shop.OrderService#rebuildIndex")
-          .build();
+      CommandSpec.<Map<String, Integer>>transactional("shop.OrderService.rebuildIndex",
+          ResultType.<Map<String, Integer>>parameterized(Map.class, String.class, Integer.class),
+          "cfb582dfb8c8c37b", 86_400_000L /* retention P1D */,
+          new String[] {"jobId"}, new String[] {"runtime", "delegate"},
+          "shop.OrderService#rebuildIndex");
 
   private static final CommandSpec<Void> ON_ORDERS_PAID =
-      CommandSpec.builder("orders.paid-batch", ResultType.VOID)
-          .retention(Duration.parse("P7D"))
-          .keyParts("batch.header.messageId", "group")
-          .payload("batch")
-          .declaredBy("shop.OrderService#onOrdersPaid")
-          .build();
+      CommandSpec.<Void>transactional("orders.paid-batch",
+          ResultType.VOID,
+          null /* no result */, 604_800_000L /* retention P7D */,
+          new String[] {"batch.header.messageId", "group"}, new String[] {"batch"},
+          "shop.OrderService#onOrdersPaid");
 
   private static final CommandSpec<Void> SETTLE_ALL =
-      CommandSpec.builder("shop.OrderService.settleAll", ResultType.VOID)
-          .retention(Duration.parse("P1D"))
-          .keyParts("message.orderId", "group")
-          .payload("message", "firstSeen")
-          .declaredBy("shop.OrderService#settleAll")
-          .build();
+      CommandSpec.<Void>transactional("shop.OrderService.settleAll",
+          ResultType.VOID,
+          null /* no result */, 86_400_000L /* retention P1D */,
+          new String[] {"message.orderId", "group"}, new String[] {"message", "firstSeen"},
+          "shop.OrderService#settleAll");
 
   private static final CommandSpec<Receipt> CAPTURE =
-      CommandSpec.builder("shop.OrderService.capture", ResultType.of(Receipt.class))
-          .retention(Duration.parse("P1D"))
-          .keyParts("paymentId")
-          .payload("amountCents")
-          .mode(Mode.CLAIM)
-          .lease(Duration.parse("PT2M"))
-          .onInFlight(InFlight.WAIT)
-          .waitTimeout(Duration.parse("PT5S"))
-          .replayOn(ReplayableFailure.of(PaymentDeclinedException.class,
-              e -> new Object[] {e.getMessage(), e.declineCode()},
-              arguments -> new PaymentDeclinedException((String) arguments[0], (String) arguments[1]),
-              String.class, String.class))
-          .resultShape("2efbb478ff372f97")
-          .declaredBy("shop.OrderService#capture")
-          .build();
+      CommandSpec.<Receipt>claim("shop.OrderService.capture",
+          ResultType.<Receipt>of(Receipt.class),
+          "2efbb478ff372f97", 86_400_000L /* retention P1D */,
+          new String[] {"paymentId"}, new String[] {"amountCents"},
+          "shop.OrderService#capture",
+          120_000L /* lease PT2M */, InFlight.WAIT, 5_000L /* wait PT5S */,
+          PAYMENT_DECLINED_EXCEPTION);
 
   private static final CommandSpec<Void> SHIP =
-      CommandSpec.builder("shop.OrderService.ship", ResultType.VOID)
-          .retention(Duration.parse("P1D"))
-          .keyParts("shipmentId")
-          .mode(Mode.CLAIM)
-          .lease(Duration.parse("PT30S"))
-          .onInFlight(InFlight.FAIL)
-          .replayOn(ReplayableFailure.of(OutOfStockException.class,
-              e -> new Object[] {e.getSku(), e.available()},
-              arguments -> new OutOfStockException((String) arguments[0], (int) arguments[1]),
-              String.class, int.class))
-          .replayOn(ReplayableFailure.of(PaymentDeclinedException.class,
-              e -> new Object[] {e.getMessage(), e.declineCode()},
-              arguments -> new PaymentDeclinedException((String) arguments[0], (String) arguments[1]),
-              String.class, String.class))
-          .declaredBy("shop.OrderService#ship")
-          .build();
+      CommandSpec.<Void>claim("shop.OrderService.ship",
+          ResultType.VOID,
+          null /* no result */, 86_400_000L /* retention P1D */,
+          new String[] {"shipmentId"}, new String[] {},
+          "shop.OrderService#ship",
+          30_000L /* lease PT30S */, InFlight.FAIL, 10_000L /* wait PT10S */,
+          OUT_OF_STOCK_EXCEPTION,
+          PAYMENT_DECLINED_EXCEPTION);
 
   private static final CommandSpec<Receipt> AUTHORIZE =
-      CommandSpec.builder("orders.authorize", ResultType.of(Receipt.class))
-          .retention(Duration.parse("P1D"))
-          .keyParts("requestId")
-          .payload("amountCents")
-          .resultShape("2efbb478ff372f97")
-          .declaredBy("shop.OrderService#authorize")
-          .build();
+      CommandSpec.<Receipt>transactional("orders.authorize",
+          ResultType.<Receipt>of(Receipt.class),
+          "2efbb478ff372f97", 86_400_000L /* retention P1D */,
+          new String[] {"requestId"}, new String[] {"amountCents"},
+          "shop.OrderService#authorize");
 
   private static final Object[] NO_PAYLOAD = {};
 
@@ -171,67 +151,74 @@ public final class OrderService_Idempotent implements OrderService {
 
   @Override
   public Receipt placeOrder(String requestId, PlaceOrder order) {
-    return idem.execute(PLACE_ORDER,
+    CommandBody<Receipt> body = () -> delegate.placeOrder(requestId, order);
+    return idem.<Receipt>execute(PLACE_ORDER,
         new Object[] {requestId},
         new Object[] {order},
-        () -> delegate.placeOrder(requestId, order));
+        body);
   }
 
   @Override
   public boolean reserveStock(UUID warehouseId, int line, String sku) {
-    return idem.execute(RESERVE_STOCK,
+    CommandBody<Boolean> body = () -> delegate.reserveStock(warehouseId, line, sku);
+    return idem.<Boolean>execute(RESERVE_STOCK,
         new Object[] {warehouseId, line},
         new Object[] {sku},
-        () -> delegate.reserveStock(warehouseId, line, sku));
+        body);
   }
 
   @Override
   public List<Receipt> settle(OrderPaid message) throws PaymentDeclinedException {
     var messageHeader = message == null ? null : message.header();
-    return idem.execute(SETTLE,
+    CommandBody<List<Receipt>> body = () -> delegate.settle(message);
+    return idem.<List<Receipt>>execute(SETTLE,
         new Object[] {messageHeader == null ? null : messageHeader.messageId()},
         new Object[] {message},
-        () -> delegate.settle(message));
+        body);
   }
 
   @Override
   public Optional<Receipt> refund(LegacyRefund refund) {
-    return idem.execute(REFUND,
+    CommandBody<Optional<Receipt>> body = () -> delegate.refund(refund);
+    return idem.<Optional<Receipt>>execute(REFUND,
         new Object[] {refund == null ? null : refund.getRefundId()},
         new Object[] {refund},
-        () -> delegate.refund(refund));
+        body);
   }
 
   @Override
   public void cancel(String orderId, String... reasons) {
-    idem.execute(CANCEL,
+    CommandBody<Void> body = () -> {
+      delegate.cancel(orderId, reasons);
+      return null;
+    };
+    idem.<Void>execute(CANCEL,
         new Object[] {orderId},
         new Object[] {reasons},
-        () -> {
-          delegate.cancel(orderId, reasons);
-          return null;
-        });
+        body);
   }
 
   @Override
   public byte[] cancel(UUID orderId) {
-    return idem.execute(CANCEL_2,
+    CommandBody<byte[]> body = () -> delegate.cancel(orderId);
+    return idem.<byte[]>execute(CANCEL_2,
         new Object[] {orderId},
         NO_PAYLOAD,
-        () -> delegate.cancel(orderId));
+        body);
   }
 
   @Override
   public Map<String, Integer> rebuildIndex(long jobId, Duration runtime, String delegate) {
-    return idem.execute(REBUILD_INDEX,
+    CommandBody<Map<String, Integer>> body = () -> this.delegate.rebuildIndex(jobId, runtime, delegate);
+    return idem.<Map<String, Integer>>execute(REBUILD_INDEX,
         new Object[] {jobId},
         new Object[] {runtime, delegate},
-        () -> this.delegate.rebuildIndex(jobId, runtime, delegate));
+        body);
   }
 
   @Override
   public void onOrdersPaid(List<OrderPaid> batch, String group) {
-    idem.executeBatch(ON_ORDERS_PAID, batch,
+    idem.<OrderPaid>executeBatch(ON_ORDERS_PAID, batch,
         message -> {
           var messageHeader = message == null ? null : message.header();
           return new Object[] {messageHeader == null ? null : messageHeader.messageId(), group};
@@ -245,7 +232,7 @@ public final class OrderService_Idempotent implements OrderService {
 
   @Override
   public int settleAll(Collection<OrderPaid> message, String group, String firstSeen) {
-    return idem.executeBatch(SETTLE_ALL, message,
+    return idem.<OrderPaid>executeBatch(SETTLE_ALL, message,
         message2 -> new Object[] {message2 == null ? null : message2.orderId(), group},
         message2 -> new Object[] {message2, firstSeen},
         firstSeen2 -> delegate.settleAll(firstSeen2, group, firstSeen));
@@ -253,29 +240,32 @@ public final class OrderService_Idempotent implements OrderService {
 
   @Override
   public Receipt capture(String paymentId, long amountCents) throws PaymentDeclinedException {
-    return idem.execute(CAPTURE,
+    CommandBody<Receipt> body = () -> delegate.capture(paymentId, amountCents);
+    return idem.<Receipt>execute(CAPTURE,
         new Object[] {paymentId},
         new Object[] {amountCents},
-        () -> delegate.capture(paymentId, amountCents));
+        body);
   }
 
   @Override
   public void ship(UUID shipmentId) throws PaymentDeclinedException {
-    idem.execute(SHIP,
+    CommandBody<Void> body = () -> {
+      delegate.ship(shipmentId);
+      return null;
+    };
+    idem.<Void>execute(SHIP,
         new Object[] {shipmentId},
         NO_PAYLOAD,
-        () -> {
-          delegate.ship(shipmentId);
-          return null;
-        });
+        body);
   }
 
   @Override
   public IdempotentResult<Receipt> authorize(String requestId, long amountCents) {
-    return idem.executeWithOutcome(AUTHORIZE,
+    CommandBody<IdempotentResult<Receipt>> body = () -> delegate.authorize(requestId, amountCents);
+    return idem.<Receipt>executeWithOutcome(AUTHORIZE,
         new Object[] {requestId},
         new Object[] {amountCents},
-        () -> delegate.authorize(requestId, amountCents));
+        body);
   }
 
   @Override

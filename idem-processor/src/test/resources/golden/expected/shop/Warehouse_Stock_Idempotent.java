@@ -1,6 +1,7 @@
 package shop;
 
 import dev.idem.runtime.IdemRuntime;
+import dev.idem.runtime.internal.CommandBody;
 import dev.idem.runtime.internal.CommandSpec;
 import dev.idem.runtime.internal.IdemEngine;
 import dev.idem.runtime.internal.ResultType;
@@ -11,7 +12,6 @@ import java.lang.annotation.ElementType;
 import java.lang.annotation.Retention;
 import java.lang.annotation.RetentionPolicy;
 import java.lang.annotation.Target;
-import java.time.Duration;
 import java.util.Objects;
 import javax.annotation.processing.Generated;
 
@@ -27,13 +27,11 @@ import javax.annotation.processing.Generated;
 )
 public final class Warehouse_Stock_Idempotent implements Warehouse.Stock {
   private static final CommandSpec<Integer> RESTOCK =
-      CommandSpec.builder("warehouse.restock", ResultType.of(Integer.class))
-          .retention(Duration.parse("P1D"))
-          .keyParts("shipment.id")
-          .payload("shipment", "quantity")
-          .resultShape("6da88c34ba124c41")
-          .declaredBy("shop.Warehouse.Stock#restock")
-          .build();
+      CommandSpec.<Integer>transactional("warehouse.restock",
+          ResultType.<Integer>of(Integer.class),
+          "6da88c34ba124c41", 86_400_000L /* retention P1D */,
+          new String[] {"shipment.id"}, new String[] {"shipment", "quantity"},
+          "shop.Warehouse.Stock#restock");
 
   private final Warehouse.Stock delegate;
 
@@ -48,10 +46,11 @@ public final class Warehouse_Stock_Idempotent implements Warehouse.Stock {
 
   @Override
   public int restock(Warehouse.Shipment shipment, int quantity) {
-    return idem.execute(RESTOCK,
+    CommandBody<Integer> body = () -> delegate.restock(shipment, quantity);
+    return idem.<Integer>execute(RESTOCK,
         new Object[] {shipment == null ? null : shipment.id()},
         new Object[] {shipment, quantity},
-        () -> delegate.restock(shipment, quantity));
+        body);
   }
 
   /**

@@ -69,6 +69,27 @@ public final class CompileBenchmark {
   private CompileBenchmark() {}
 
   /**
+   * Runs only this benchmark, both variants (record and generic results), and prints their figures; writes no
+   * report. Needs the benchmark's class path as {@code java.class.path}, e.g.
+   * {@code java -cp idem-benchmarks/target/classes:$(cat cp.txt) dev.idem.benchmarks.compile.CompileBenchmark 2 6}
+   * after {@code mvn -Pbench -pl idem-benchmarks -am package dependency:build-classpath -DskipTests
+   * -Dmdep.outputFile=cp.txt}.
+   *
+   * @param args warm-up rounds and measured rounds (default 2 and 6, as in the full suite)
+   */
+  public static void main(String[] args) throws IOException {
+    int warmUps = args.length > 0 ? Integer.parseInt(args[0]) : 2;
+    int repetitions = args.length > 1 ? Integer.parseInt(args[1]) : 6;
+    for (boolean genericResults : new boolean[] {false, true}) {
+      Result r = run(200, 5, genericResults, warmUps, repetitions);
+      System.out.printf("%s results: with %.0f ms, without %.0f ms, pregenerated %.0f ms, no-op processor %.0f ms;"
+              + " ratio of medians %.3f, pairs %s%n", genericResults ? "generic" : "record", r.medianWith(),
+          r.medianWithout(), r.medianPregenerated(), r.medianNoOpProcessor(), r.medianWith() / r.medianWithout(),
+          r.pairRatios().stream().map(x -> String.format("%.2f", x)).toList());
+    }
+  }
+
+  /**
    * @param genericResults whether the results are generic types ({@code List<R>}, {@code Optional<R>},
    *     {@code Map<String, R>}) rather than records
    */

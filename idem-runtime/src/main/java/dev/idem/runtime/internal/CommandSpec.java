@@ -20,6 +20,10 @@ public final class CommandSpec<T> {
   static final int MAX_SCOPE_LENGTH = 128;
   /** Longest result shape; the width of the {@code result_shape} column. */
   static final int MAX_RESULT_SHAPE_LENGTH = 64;
+  /** The defaults of {@code @IdempotentCommand}: retention one day, lease 30 s, wait timeout 10 s. */
+  private static final long DEFAULT_RETENTION_MILLIS = 86_400_000L;
+  private static final long DEFAULT_LEASE_MILLIS = 30_000L;
+  private static final long DEFAULT_WAIT_TIMEOUT_MILLIS = 10_000L;
 
   private final String scope;
   private final ResultType<T> resultType;
@@ -38,24 +42,138 @@ public final class CommandSpec<T> {
   /** What makes two specs the same command, for {@link #sameCommandAs}; computed once. */
   private final String identity;
 
-  private CommandSpec(Builder<T> builder) {
-    this.scope = builder.scope;
-    this.resultType = builder.resultType;
-    this.retention = builder.retention;
-    this.retentionMillis = builder.retention.toMillis();
-    this.keyPartNames = builder.keyPartNames;
-    this.payloadNames = builder.payloadNames;
-    this.mode = builder.mode;
-    this.lease = builder.lease;
-    this.leaseMillis = builder.lease.toMillis();
-    this.onInFlight = builder.onInFlight;
-    this.waitTimeout = builder.waitTimeout;
-    this.replayOn = List.copyOf(builder.replayOn);
-    this.resultShape = builder.resultShape != null ? builder.resultShape : defaultResultShape(resultType);
-    this.declaredBy = builder.declaredBy;
+  private CommandSpec(String scope, ResultType<T> resultType, String resultShape, long retentionMillis,
+      List<String> keyPartNames, List<String> payloadNames, String declaredBy, Mode mode, long leaseMillis,
+      InFlight onInFlight, long waitTimeoutMillis, List<ReplayableFailure<?>> replayOn) {
+    this.scope = checkScope(scope);
+    this.resultType = Objects.requireNonNull(resultType, "resultType");
+    this.retentionMillis = positive(retentionMillis, "retention");
+    this.retention = Duration.ofMillis(retentionMillis);
+    this.keyPartNames = keyPartNames;
+    this.payloadNames = payloadNames;
+    this.mode = Objects.requireNonNull(mode, "mode");
+    this.leaseMillis = positive(leaseMillis, "lease");
+    this.lease = Duration.ofMillis(leaseMillis);
+    this.onInFlight = Objects.requireNonNull(onInFlight, "onInFlight");
+    this.waitTimeout = Duration.ofMillis(positive(waitTimeoutMillis, "waitTimeout"));
+    this.replayOn = replayOn;
+    this.resultShape = resultShape != null ? checkResultShape(resultShape) : defaultResultShape(resultType);
+    if (declaredBy != null && declaredBy.isEmpty()) {
+      throw new IllegalArgumentException("declaredBy must not be empty");
+    }
+    this.declaredBy = declaredBy;
     this.identity = (declaredBy == null ? "" : declaredBy + " ") + "returning " + resultType.type().getTypeName()
-        + " (shape " + resultShape + "), key " + keyPartNames + ", payload " + payloadNames + ", " + mode
+        + " (shape " + this.resultShape + "), key " + keyPartNames + ", payload " + payloadNames + ", " + mode
         + (replayOn.isEmpty() ? "" : ", replayOn " + replayOn.stream().map(ReplayableFailure::storedName).toList());
+  }
+
+  /**
+   * A {@link Mode#TRANSACTIONAL} command, as generated code declares it: one call with every value literal, so that
+   * javac infers nothing (the caller passes {@code T} as the type witness) and nothing is parsed at class load.
+   *
+   * @param scope the namespace of the command's keys; 1 to 128 characters
+   * @param resultType the type of the stored result ({@link ResultType#VOID} for none)
+   * @param resultShape the result's shape (see {@link Builder#resultShape}), or null for a command without a result
+   * @param retentionMillis how long a result is replayed, in milliseconds; positive
+   * @param keyParts the names of the key parts, in the order generated code passes them
+   * @param payload the names of the fingerprinted parameters, in the order generated code passes them
+   * @param declaredBy the declaring method, e.g. {@code com.acme.Payments#pay}
+   * @param replayOn the exception types that are business outcomes
+   * @param <T> the result type
+   * @return the spec
+   * @throws IllegalArgumentException as the {@link Builder}'s methods for the same values
+   */
+  public static <T> CommandSpec<T> transactional(String scope, ResultType<T> resultType, String resultShape,
+      long retentionMillis, String[] keyParts, String[] payload, String declaredBy,
+      ReplayableFailure<?>... replayOn) {
+    return new CommandSpec<>(scope, resultType, resultShape, retentionMillis, names(keyParts, "key part"),
+        names(payload, "payload"), Objects.requireNonNull(declaredBy, "declaredBy"), Mode.TRANSACTIONAL,
+        DEFAULT_LEASE_MILLIS, InFlight.FAIL, DEFAULT_WAIT_TIMEOUT_MILLIS, replayable(replayOn));
+  }
+
+  /**
+   * A {@link Mode#CLAIM} command, as generated code declares it; see {@link #transactional}.
+   *
+   * @param scope the namespace of the command's keys; 1 to 128 characters
+   * @param resultType the type of the stored result ({@link ResultType#VOID} for none)
+   * @param resultShape the result's shape, or null for a command without a result
+   * @param retentionMillis how long a result is replayed, in milliseconds; positive
+   * @param keyParts the names of the key parts
+   * @param payload the names of the fingerprinted parameters
+   * @param declaredBy the declaring method
+   * @param leaseMillis how long an in-flight claim holds, in milliseconds; positive
+   * @param onInFlight what a caller does while another one holds the key
+   * @param waitTimeoutMillis ({@link InFlight#WAIT}) how long to wait for the other caller's result; positive
+   * @param replayOn the exception types that are business outcomes
+   * @param <T> the result type
+   * @return the spec
+   * @throws IllegalArgumentException as the {@link Builder}'s methods for the same values
+   */
+  public static <T> CommandSpec<T> claim(String scope, ResultType<T> resultType, String resultShape,
+      long retentionMillis, String[] keyParts, String[] payload, String declaredBy, long leaseMillis,
+      InFlight onInFlight, long waitTimeoutMillis, ReplayableFailure<?>... replayOn) {
+    return new CommandSpec<>(scope, resultType, resultShape, retentionMillis, names(keyParts, "key part"),
+        names(payload, "payload"), Objects.requireNonNull(declaredBy, "declaredBy"), Mode.CLAIM, leaseMillis,
+        onInFlight, waitTimeoutMillis, replayable(replayOn));
+  }
+
+  private static String checkScope(String scope) {
+    Objects.requireNonNull(scope, "scope");
+    if (scope.isEmpty() || scope.length() > MAX_SCOPE_LENGTH) {
+      throw new IllegalArgumentException(
+          "scope must be 1 to " + MAX_SCOPE_LENGTH + " characters long, got " + scope.length());
+    }
+    return scope;
+  }
+
+  private static String checkResultShape(String shape) {
+    if (shape.isEmpty() || shape.length() > MAX_RESULT_SHAPE_LENGTH) {
+      throw new IllegalArgumentException("resultShape must be 1 to " + MAX_RESULT_SHAPE_LENGTH
+          + " characters long, got " + shape.length());
+    }
+    return shape;
+  }
+
+  private static long positive(long millis, String what) {
+    if (millis <= 0) {
+      throw new IllegalArgumentException(what + " must be positive (at least 1ms), got " + millis + "ms");
+    }
+    return millis;
+  }
+
+  private static Duration positive(Duration duration, String what) {
+    Objects.requireNonNull(duration, what);
+    if (duration.isNegative() || duration.isZero() || duration.toMillis() == 0) {
+      throw new IllegalArgumentException(what + " must be positive (at least 1ms), got " + duration);
+    }
+    return duration;
+  }
+
+  private static List<String> names(String[] names, String what) {
+    List<String> copy = List.of(names); // rejects null names
+    if (copy.stream().distinct().count() != copy.size()) {
+      throw new IllegalArgumentException("duplicate " + what + " names: " + copy);
+    }
+    for (String name : copy) {
+      if (name.isEmpty()) {
+        throw new IllegalArgumentException("empty " + what + " name in " + copy);
+      }
+    }
+    return copy;
+  }
+
+  private static List<ReplayableFailure<?>> replayable(ReplayableFailure<?>... failures) {
+    List<ReplayableFailure<?>> listed = new ArrayList<>(failures.length);
+    for (ReplayableFailure<?> failure : failures) {
+      Objects.requireNonNull(failure, "failure");
+      for (ReplayableFailure<?> earlier : listed) {
+        if (earlier.storedName().equals(failure.storedName())) {
+          throw new IllegalArgumentException("replayOn lists " + failure.storedName() + " twice");
+        }
+      }
+      listed.add(failure);
+    }
+    return List.copyOf(listed);
   }
 
   /**
@@ -216,24 +334,19 @@ public final class CommandSpec<T> {
 
     private final String scope;
     private final ResultType<T> resultType;
-    private Duration retention = Duration.ofDays(1);
+    private long retentionMillis = DEFAULT_RETENTION_MILLIS;
     private List<String> keyPartNames = List.of();
     private List<String> payloadNames = List.of();
     private Mode mode = Mode.TRANSACTIONAL;
-    private Duration lease = Duration.ofSeconds(30);
+    private long leaseMillis = DEFAULT_LEASE_MILLIS;
     private InFlight onInFlight = InFlight.FAIL;
-    private Duration waitTimeout = Duration.ofSeconds(10);
+    private long waitTimeoutMillis = DEFAULT_WAIT_TIMEOUT_MILLIS;
     private final List<ReplayableFailure<?>> replayOn = new ArrayList<>(0);
     private String resultShape;
     private String declaredBy;
 
     private Builder(String scope, ResultType<T> resultType) {
-      Objects.requireNonNull(scope, "scope");
-      if (scope.isEmpty() || scope.length() > MAX_SCOPE_LENGTH) {
-        throw new IllegalArgumentException(
-            "scope must be 1 to " + MAX_SCOPE_LENGTH + " characters long, got " + scope.length());
-      }
-      this.scope = scope;
+      this.scope = checkScope(scope);
       this.resultType = Objects.requireNonNull(resultType, "resultType");
     }
 
@@ -244,11 +357,7 @@ public final class CommandSpec<T> {
      * @return this builder
      */
     public Builder<T> retention(Duration retention) {
-      Objects.requireNonNull(retention, "retention");
-      if (retention.isNegative() || retention.isZero() || retention.toMillis() == 0) {
-        throw new IllegalArgumentException("retention must be positive (at least 1ms), got " + retention);
-      }
-      this.retention = retention;
+      this.retentionMillis = positive(retention, "retention").toMillis();
       return this;
     }
 
@@ -292,7 +401,7 @@ public final class CommandSpec<T> {
      * @return this builder
      */
     public Builder<T> lease(Duration lease) {
-      this.lease = positive(lease, "lease");
+      this.leaseMillis = positive(lease, "lease").toMillis();
       return this;
     }
 
@@ -314,7 +423,7 @@ public final class CommandSpec<T> {
      * @return this builder
      */
     public Builder<T> waitTimeout(Duration waitTimeout) {
-      this.waitTimeout = positive(waitTimeout, "waitTimeout");
+      this.waitTimeoutMillis = positive(waitTimeout, "waitTimeout").toMillis();
       return this;
     }
 
@@ -325,15 +434,11 @@ public final class CommandSpec<T> {
      * @return this builder
      */
     public Builder<T> replayOn(ReplayableFailure<?>... failures) {
-      for (ReplayableFailure<?> failure : failures) {
-        Objects.requireNonNull(failure, "failure");
-        for (ReplayableFailure<?> listed : replayOn) {
-          if (listed.storedName().equals(failure.storedName())) {
-            throw new IllegalArgumentException("replayOn lists " + failure.storedName() + " twice");
-          }
-        }
-        replayOn.add(failure);
-      }
+      List<ReplayableFailure<?>> all = new ArrayList<>(replayOn);
+      all.addAll(List.of(failures)); // rejects null
+      replayable(all.toArray(ReplayableFailure<?>[]::new)); // rejects a type listed twice
+      replayOn.clear();
+      replayOn.addAll(all);
       return this;
     }
 
@@ -346,12 +451,7 @@ public final class CommandSpec<T> {
      * @return this builder
      */
     public Builder<T> resultShape(String shape) {
-      Objects.requireNonNull(shape, "shape");
-      if (shape.isEmpty() || shape.length() > MAX_RESULT_SHAPE_LENGTH) {
-        throw new IllegalArgumentException("resultShape must be 1 to " + MAX_RESULT_SHAPE_LENGTH
-            + " characters long, got " + shape.length());
-      }
-      this.resultShape = shape;
+      this.resultShape = checkResultShape(Objects.requireNonNull(shape, "shape"));
       return this;
     }
 
@@ -371,30 +471,10 @@ public final class CommandSpec<T> {
       return this;
     }
 
-    private static Duration positive(Duration duration, String what) {
-      Objects.requireNonNull(duration, what);
-      if (duration.isNegative() || duration.isZero() || duration.toMillis() == 0) {
-        throw new IllegalArgumentException(what + " must be positive (at least 1ms), got " + duration);
-      }
-      return duration;
-    }
-
     /** @return the immutable spec */
     public CommandSpec<T> build() {
-      return new CommandSpec<>(this);
-    }
-
-    private static List<String> names(String[] names, String what) {
-      List<String> copy = List.of(names); // rejects null names
-      if (copy.stream().distinct().count() != copy.size()) {
-        throw new IllegalArgumentException("duplicate " + what + " names: " + copy);
-      }
-      for (String name : copy) {
-        if (name.isEmpty()) {
-          throw new IllegalArgumentException("empty " + what + " name in " + copy);
-        }
-      }
-      return copy;
+      return new CommandSpec<>(scope, resultType, resultShape, retentionMillis, keyPartNames, payloadNames,
+          declaredBy, mode, leaseMillis, onInFlight, waitTimeoutMillis, List.copyOf(replayOn));
     }
   }
 }

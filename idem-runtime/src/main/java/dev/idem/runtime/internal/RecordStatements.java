@@ -1,5 +1,6 @@
 package dev.idem.runtime.internal;
 
+import dev.idem.runtime.IdempotencyCommitUnknownException;
 import java.sql.Connection;
 import java.sql.PreparedStatement;
 import java.sql.ResultSet;
@@ -31,6 +32,8 @@ final class RecordStatements {
   private final String selectSql;
   private final String takeOverSql;
   private final String storeResultSql;
+  /** Null where the dialect cannot commit with the completion. */
+  private final String storeResultAndCommitSql;
 
   RecordStatements(SqlDialect dialect, String table) {
     this.dialect = dialect;
@@ -38,6 +41,7 @@ final class RecordStatements {
     this.selectSql = dialect.selectSql(table);
     this.takeOverSql = dialect.takeOverSql(table);
     this.storeResultSql = dialect.storeResultSql(table);
+    this.storeResultAndCommitSql = dialect.storeResultAndCommitSql(table);
   }
 
   /**
@@ -109,6 +113,41 @@ final class RecordStatements {
       store.setString(4, scope);
       store.setString(5, key);
       return store.executeUpdate() == 1;
+    }
+  }
+
+  /** @return whether {@link #storeResultAndCommit} saves the commit's round trip on this dialect */
+  boolean commitsWithResult() {
+    return storeResultAndCommitSql != null;
+  }
+
+  /**
+   * {@link #storeResult} and the commit of the transaction idem owns, in one round trip (see
+   * {@link SqlDialect#storeResultAndCommitSql}); {@code commit()} afterwards has nothing left to do. Only where
+   * {@link #commitsWithResult()}.
+   *
+   * @return false if no PENDING record of the key was there to complete (nothing committed)
+   * @throws IdempotencyCommitUnknownException if the commit was reached and failed: it may have committed or not
+   * @throws SQLException if the completion failed (the commit was skipped, nothing committed)
+   */
+  boolean storeResultAndCommit(Connection connection, String scope, String key, String json, String errorType,
+      String resultShape) throws SQLException {
+    try (PreparedStatement store = connection.prepareStatement(storeResultAndCommitSql)) {
+      store.setString(1, json);
+      store.setString(2, errorType);
+      store.setString(3, resultShape);
+      store.setString(4, scope);
+      store.setString(5, key);
+      store.execute();
+      return true;
+    } catch (SQLException e) {
+      if (dialect.isNothingToComplete(e)) {
+        return false;
+      }
+      if (dialect.commitReached(connection)) {
+        throw new IdempotencyCommitUnknownException(scope, key, e);
+      }
+      throw e;
     }
   }
 }

@@ -14,11 +14,15 @@ import java.util.Objects;
  * The full generic type of a command's result, captured once so that stored results can be replayed
  * with their exact type ({@code List<Receipt>}, {@code Optional<Receipt>}, {@code Map<String, Integer>} ...).
  *
- * <p>Create it as a "super type token", typically held in a {@code static final} field:
+ * <p>Generated code describes the type with class literals, the type argument as the witness:
  * <pre>{@code
- * static final ResultType<List<Receipt>> RECEIPTS = new ResultType<List<Receipt>>() {};
+ * ResultType.of(Receipt.class)
+ * ResultType.<List<Receipt>>parameterized(List.class, Receipt.class)
+ * ResultType.<Map<String, List<Receipt>>>parameterized(Map.class, String.class,
+ *     ResultType.parameterizedType(List.class, Receipt.class))
  * }</pre>
- * or, for non-generic types, with {@link #of(Class)}. Use {@link #VOID} for commands without a result.
+ * Hand-written code may also create it as a "super type token" (one anonymous class per type):
+ * {@code new ResultType<List<Receipt>>() {}}; both compare equal. Use {@link #VOID} for commands without a result.
  *
  * @param <T> the result type
  */
@@ -164,6 +168,56 @@ public abstract class ResultType<T> {
    */
   public static <T> ResultType<T> of(Class<T> type) {
     return new Explicit<>(type);
+  }
+
+  /**
+   * A token for a parameterized type described by class literals, e.g.
+   * {@code ResultType.<List<Receipt>>parameterized(List.class, Receipt.class)}: what a super type token captures,
+   * without an anonymous class. The caller vouches that {@code T} is the described type (generated code passes it
+   * as the type witness).
+   *
+   * @param rawType the generic class, e.g. {@code List.class}
+   * @param typeArguments one per type parameter of {@code rawType}: class literals of non-primitive types, or
+   *     {@link #parameterizedType} / {@link #genericArrayType} for generic ones
+   * @param <T> the described type
+   * @return the token
+   * @throws IllegalArgumentException if the number of type arguments is not that of {@code rawType}'s parameters
+   */
+  public static <T> ResultType<T> parameterized(Class<?> rawType, Type... typeArguments) {
+    return new Explicit<>(DescribedTypes.parameterized(rawType, typeArguments));
+  }
+
+  /**
+   * A token for an array of a generic type, e.g. {@code List<Receipt>[]}; see {@link #parameterized}.
+   *
+   * @param componentType a generic component type
+   * @param <T> the described array type
+   * @return the token
+   */
+  public static <T> ResultType<T> genericArray(Type componentType) {
+    return new Explicit<>(DescribedTypes.array(componentType));
+  }
+
+  /**
+   * A parameterized type argument, for {@link #parameterized}, e.g. the {@code List<Receipt>} of
+   * {@code Map<String, List<Receipt>>}.
+   *
+   * @param rawType the generic class
+   * @param typeArguments one per type parameter of {@code rawType}
+   * @return the type, equal to the JDK's reflective one
+   */
+  public static Type parameterizedType(Class<?> rawType, Type... typeArguments) {
+    return DescribedTypes.parameterized(rawType, typeArguments);
+  }
+
+  /**
+   * An array of a generic type as a type argument, for {@link #parameterized}.
+   *
+   * @param componentType a generic component type
+   * @return the type, equal to the JDK's reflective one
+   */
+  public static Type genericArrayType(Type componentType) {
+    return DescribedTypes.array(componentType);
   }
 
   /** @return the captured type, e.g. a {@link ParameterizedType} for {@code List<Receipt>} */

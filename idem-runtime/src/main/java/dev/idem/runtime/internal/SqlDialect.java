@@ -152,6 +152,32 @@ abstract class SqlDialect {
         + BY_KEY + " AND state = '" + PENDING + "'";
   }
 
+  /**
+   * SQL completing a PENDING record like {@link #storeResultSql} and committing the transaction, sent as one
+   * statement so that the commit costs no round trip of its own; or null where the dialect cannot send both at once
+   * with bound parameters. Only for a transaction idem owns (the caller's is the caller's to commit). Same
+   * parameters as {@link #storeResultSql}. If the completion matches no row, the statement fails before the commit
+   * (see {@link #isNothingToComplete}), so the body's writes never commit without their outcome.
+   */
+  String storeResultAndCommitSql(String table) {
+    return null;
+  }
+
+  /** Whether {@link #storeResultAndCommitSql} failed because the completion matched no PENDING record. */
+  boolean isNothingToComplete(SQLException e) {
+    return false;
+  }
+
+  /**
+   * After {@link #storeResultAndCommitSql} failed otherwise: whether its commit was reached (the completion before it
+   * succeeded), so that its outcome is the commit's, unknown to the caller; false if the completion failed and the
+   * commit was skipped (the transaction is aborted, nothing of it committed). Rolls back whatever is left on the
+   * connection when it returns true. Runs only on that failure path.
+   */
+  boolean commitReached(java.sql.Connection connection) {
+    return true;
+  }
+
   // ------------------------------------------------------------------------------------------------
   // CLAIM mode (ClaimExecutor): an IN_PROGRESS record with an owner token and a lease, visible at once.
 
@@ -365,6 +391,42 @@ abstract class SqlDialect {
     @Override
     boolean commitsImplicitly() {
       return false; // DDL is transactional
+    }
+
+    /**
+     * pgjdbc sends the two statements in one round trip (extended protocol: Parse/Bind/Execute each, one Sync) with
+     * the parameters bound; the server runs the COMMIT only if the completion succeeded (after an error it skips to
+     * the Sync), and the driver, which follows the server's transaction status, then has nothing left to commit:
+     * {@code commit()} sends nothing, and restoring auto-commit neither. The completion is a CTE whose row count
+     * divides 1, so that matching no row fails with division by zero (22012) before the COMMIT.
+     */
+    @Override
+    String storeResultAndCommitSql(String table) {
+      return "WITH completed AS (" + storeResultSql(table) + " RETURNING 1) SELECT 1 / COUNT(*) FROM completed;"
+          + " COMMIT";
+    }
+
+    @Override
+    boolean isNothingToComplete(SQLException e) {
+      return "22012".equals(e.getSQLState());
+    }
+
+    /**
+     * One probe: in a transaction the failed completion aborted, every statement fails with 25P02 (the COMMIT was
+     * skipped); once a COMMIT ran, the connection is out of that transaction and the probe succeeds (in a new one,
+     * rolled back here). A probe that fails otherwise (the connection is gone) cannot tell: reached, to be safe.
+     */
+    @Override
+    boolean commitReached(java.sql.Connection connection) {
+      try (java.sql.Statement probe = connection.createStatement()) {
+        probe.execute("SELECT 1");
+      } catch (SQLException e) {
+        if ("25P02".equals(e.getSQLState())) {
+          return false;
+        }
+      }
+      Quietly.rollback(connection);
+      return true;
     }
 
     @Override

@@ -285,7 +285,7 @@ final class TransactionalExecutor {
       String arguments = captureFailure(spec, key, replayable, t);
       connection.rollback(beforeBody);
       tx.failureRecorded(t);
-      complete(connection, scope, key, arguments, replayable.storedName(), null);
+      complete(connection, scope, key, arguments, replayable.storedName(), null, ownTransaction);
       attempt.executed = true;
       attempt.completed =
           new CompletedRecord(fingerprint, arguments, replayable.storedName(), null, expiresAt, now);
@@ -293,7 +293,7 @@ final class TransactionalExecutor {
     }
     String json = spec.resultType().isVoid() ? null : results.write(spec, key, value);
     if (!completeOnClaim) {
-      complete(connection, scope, key, json, null, json == null ? null : spec.resultShape());
+      complete(connection, scope, key, json, null, json == null ? null : spec.resultShape(), ownTransaction);
     }
     attempt.executed = true;
     attempt.completed = new CompletedRecord(fingerprint, json, null, spec.resultShape(), expiresAt, now);
@@ -302,11 +302,17 @@ final class TransactionalExecutor {
 
   /**
    * Completes the PENDING claim with the outcome; if it is no longer there to complete, the transaction rolls back
-   * with a clear error rather than commit an outcome without its record.
+   * with a clear error rather than commit an outcome without its record. In a transaction idem owns, on a dialect
+   * that can, the completion commits too, in the same round trip: the caller's {@code commit()} then has nothing
+   * left to send, and a failed commit surfaces here as {@link dev.idem.runtime.IdempotencyCommitUnknownException},
+   * before anything is cached or reported.
    */
   private void complete(Connection connection, String scope, String key, String json, String errorType,
-      String resultShape) throws SQLException {
-    if (!records.storeResult(connection, scope, key, json, errorType, resultShape)) {
+      String resultShape, boolean ownTransaction) throws SQLException {
+    boolean stored = ownTransaction && records.commitsWithResult()
+        ? records.storeResultAndCommit(connection, scope, key, json, errorType, resultShape)
+        : records.storeResult(connection, scope, key, json, errorType, resultShape);
+    if (!stored) {
       throw new IdempotencyBrokenRecordException(scope, key, "it was no longer PENDING when its command finished:"
           + " the body ended idem's transaction early (e.g. by DDL, which commits implicitly on MariaDB, MySQL and"
           + " H2) and the record changed meanwhile, or the body changed it; the transaction was rolled back");

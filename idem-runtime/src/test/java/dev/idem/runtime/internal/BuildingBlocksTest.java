@@ -63,7 +63,86 @@ class BuildingBlocksTest {
     return new ResultType<X>() {};
   }
 
+  static final class Outer {
+    record Pair<A, B>(A first, B second) {}
+  }
+
+  @Test
+  void typesDescribedByClassLiteralsEqualTheCapturedOnes() {
+    assertDescribes(new ResultType<List<Item>>() {}, ResultType.parameterized(List.class, Item.class));
+    assertDescribes(new ResultType<Map<String, List<Item>>>() {}, ResultType.parameterized(Map.class, String.class,
+        ResultType.parameterizedType(List.class, Item.class)));
+    // A nested generic class: the owner is its declaring class, as in the JDK's types.
+    assertDescribes(new ResultType<Outer.Pair<String, int[]>>() {},
+        ResultType.parameterized(Outer.Pair.class, String.class, int[].class));
+    assertDescribes(new ResultType<List<Item>[]>() {},
+        ResultType.genericArray(ResultType.parameterizedType(List.class, Item.class)));
+    assertDescribes(new ResultType<List<List<Item>[]>>() {}, ResultType.parameterized(List.class,
+        ResultType.genericArrayType(ResultType.parameterizedType(List.class, Item.class))));
+
+    assertThrows(IllegalArgumentException.class, () -> ResultType.parameterized(Map.class, String.class));
+    assertThrows(IllegalArgumentException.class, () -> ResultType.parameterized(List.class, int.class));
+    assertThrows(IllegalArgumentException.class, () -> ResultType.genericArray(String.class));
+    assertThrows(NullPointerException.class, () -> ResultType.parameterized(List.class, (Class<?>) null));
+  }
+
+  /** Equal both ways, same hash code and type name, and Jackson reads the same type from both. */
+  private static void assertDescribes(ResultType<?> captured, ResultType<?> described) {
+    assertEquals(captured, described);
+    assertEquals(described, captured);
+    assertEquals(captured.type(), described.type());
+    assertEquals(described.type(), captured.type());
+    assertEquals(captured.type().hashCode(), described.type().hashCode());
+    assertEquals(captured.type().getTypeName(), described.type().getTypeName());
+    assertEquals(captured.hashCode(), described.hashCode());
+    com.fasterxml.jackson.databind.type.TypeFactory jackson =
+        com.fasterxml.jackson.databind.type.TypeFactory.defaultInstance();
+    assertEquals(jackson.constructType(captured.type()), jackson.constructType(described.type()));
+  }
+
   // ---- CommandSpec
+
+  @Test
+  void factoriesBuildWhatTheBuilderBuilds() {
+    ReplayableFailure<IllegalStateException> failure = ReplayableFailure.of(IllegalStateException.class,
+        e -> new Object[] {e.getMessage()}, arguments -> new IllegalStateException((String) arguments[0]),
+        String.class);
+    CommandSpec<List<Item>> built = CommandSpec.builder("Orders.list", new ResultType<List<Item>>() {})
+        .retention(Duration.ofMinutes(15)).keyParts("id", "line").payload("sku").resultShape("abc")
+        .declaredBy("shop.Orders#list").replayOn(failure).build();
+    CommandSpec<List<Item>> made = CommandSpec.<List<Item>>transactional("Orders.list",
+        ResultType.<List<Item>>parameterized(List.class, Item.class), "abc", 900_000L,
+        new String[] {"id", "line"}, new String[] {"sku"}, "shop.Orders#list", failure);
+    assertEquals(built.toString(), made.toString());
+    assertTrue(built.sameCommandAs(made));
+    assertEquals(built.identity(), made.identity());
+    assertEquals(900_000L, made.retentionMillis());
+
+    CommandSpec<Void> claim = CommandSpec.<Void>claim("Orders.ship", ResultType.VOID, null, 86_400_000L,
+        new String[] {"id"}, new String[] {}, "shop.Orders#ship", 120_000L, dev.idem.InFlight.WAIT, 5_000L);
+    CommandSpec<Void> claimBuilt = CommandSpec.builder("Orders.ship", ResultType.VOID).keyParts("id")
+        .mode(dev.idem.Mode.CLAIM).lease(Duration.ofMinutes(2)).onInFlight(dev.idem.InFlight.WAIT)
+        .waitTimeout(Duration.ofSeconds(5)).declaredBy("shop.Orders#ship").build();
+    assertEquals(claimBuilt.toString(), claim.toString());
+    assertEquals(CommandSpec.defaultResultShape(ResultType.VOID), claim.resultShape());
+    assertEquals(120_000L, claim.leaseMillis());
+    assertEquals(Duration.ofSeconds(5), claim.waitTimeout());
+
+    assertThrows(IllegalArgumentException.class, () -> CommandSpec.<Void>transactional("x", ResultType.VOID, null,
+        0L, new String[] {"id"}, new String[] {}, "a#b"));
+    assertThrows(IllegalArgumentException.class, () -> CommandSpec.<Void>claim("x", ResultType.VOID, null, 1L,
+        new String[] {"id"}, new String[] {}, "a#b", 0L, dev.idem.InFlight.FAIL, 1L));
+    assertThrows(IllegalArgumentException.class, () -> CommandSpec.<Void>transactional("", ResultType.VOID, null,
+        1L, new String[] {"id"}, new String[] {}, "a#b"));
+    assertThrows(IllegalArgumentException.class, () -> CommandSpec.<Void>transactional("x", ResultType.VOID, null,
+        1L, new String[] {"id", "id"}, new String[] {}, "a#b"));
+    assertThrows(IllegalArgumentException.class, () -> CommandSpec.<Void>transactional("x", ResultType.VOID, "",
+        1L, new String[] {"id"}, new String[] {}, "a#b"));
+    assertThrows(IllegalArgumentException.class, () -> CommandSpec.<Void>transactional("x", ResultType.VOID, null,
+        1L, new String[] {"id"}, new String[] {}, "a#b", failure, failure));
+    assertThrows(IllegalArgumentException.class,
+        () -> CommandSpec.builder("x", ResultType.VOID).replayOn(failure).replayOn(failure));
+  }
 
   @Test
   void specValidatesAndKeepsItsAttributes() {

@@ -14,7 +14,8 @@ import javax.sql.DataSource;
 /**
  * A DataSource that injects faults at chosen statements or commits, in-process: a statement that fails (optionally
  * with its connection killed, as a cut would leave it), a commit that fails before committing, a commit whose
- * acknowledgement is lost after the database committed. Each fault fires a given number of times. The network-level
+ * acknowledgement is lost after the database committed (at {@code commit()}, or at a statement that ends with its
+ * COMMIT). Each fault fires a given number of times. The network-level
  * equivalents (a TCP proxy cutting connections) live in the fault suite; this one pins the exact statement.
  */
 final class FaultInjectingDataSource {
@@ -106,8 +107,18 @@ final class FaultInjectingDataSource {
   private PreparedStatement statement(Connection connection, PreparedStatement real, String sql) {
     InvocationHandler handler = (proxy, method, args) -> {
       String name = method.getName();
-      if ((name.equals("executeUpdate") || name.equals("execute") || name.equals("executeQuery"))
-          && (args == null || args.length == 0) && statementMatcher.test(sql) && fire()) {
+      boolean executes = (name.equals("executeUpdate") || name.equals("execute") || name.equals("executeQuery"))
+          && (args == null || args.length == 0);
+      // A statement that commits (PostgreSQL's completion in a transaction idem owns) is where the commit is.
+      if (executes && commitEffect != null && sql.endsWith("; COMMIT") && fire()) {
+        if (commitEffect == Effect.COMMIT_ACK_LOST) {
+          invoke(real, method, args);
+          throw new SQLException("injected: the commit's acknowledgement was lost", "08006");
+        }
+        connection.rollback();
+        throw new SQLException("injected: the commit failed", "08006");
+      }
+      if (executes && statementMatcher.test(sql) && fire()) {
         if (statementEffect == Effect.KILL_CONNECTION) {
           connection.unwrap(Connection.class).close(); // the physical connection: the pool's proxy is now dead
           throw new SQLException("injected: the connection was cut during " + sql, "08006");
