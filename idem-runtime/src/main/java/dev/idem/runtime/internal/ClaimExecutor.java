@@ -318,7 +318,7 @@ final class ClaimExecutor {
     // The body returned: its effects outside the database happened. From here on the key is never released.
     String json;
     try {
-      json = spec.resultType().isVoid() ? null : results.write(spec, value);
+      json = spec.resultType().isVoid() ? null : results.write(spec, key, value);
     } catch (RuntimeException notStorable) {
       Quietly.rollback(connection);
       throw outcomeUnknown(borrowed, spec, key, token, "its result could not be stored ("
@@ -357,7 +357,7 @@ final class ClaimExecutor {
     String scope = spec.scope();
     Quietly.rollback(connection);
     ReplayableFailure<?> replayable = spec.replayableFor(failure);
-    String arguments = replayable == null ? null : captureQuietly(spec, replayable, failure);
+    String arguments = replayable == null ? null : captureQuietly(spec, key, replayable, failure);
     String step = arguments == null ? "release" : "completion with the business failure";
     try {
       connection.setAutoCommit(true);
@@ -606,9 +606,9 @@ final class ClaimExecutor {
     }
   }
 
-  private String captureQuietly(CommandSpec<?> spec, ReplayableFailure<?> replayable, Throwable failure) {
+  private String captureQuietly(CommandSpec<?> spec, String key, ReplayableFailure<?> replayable, Throwable failure) {
     try {
-      return results.writeArguments(spec, replayable, replayable.capture(failure));
+      return results.writeArguments(spec, key, replayable, replayable.capture(failure));
     } catch (RuntimeException e) {
       failure.addSuppressed(e);
       return null; // not storable: released instead, so that a retry runs again

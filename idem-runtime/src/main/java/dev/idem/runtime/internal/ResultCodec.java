@@ -80,20 +80,20 @@ final class ResultCodec {
   }
 
   /** The result as JSON: {@code null} for a null result, never SQL NULL, so that a missing result is detectable. */
-  String write(CommandSpec<?> spec, Object result) {
+  String write(CommandSpec<?> spec, String key, Object result) {
     String json;
     try {
       json = codec(spec.resultType()).writer().writeValueAsString(result);
     } catch (JsonProcessingException e) {
-      throw new IdempotencyException("Cannot store the result of " + spec.scope() + " as JSON ("
+      throw new IdempotencyException("Cannot store the result of " + spec.scope() + " key '" + key + "' as JSON ("
           + e.getOriginalMessage() + "); the command's transaction was rolled back", e);
     }
-    return checkSize(spec, json);
+    return checkSize(spec, key, json);
   }
 
-  private String checkSize(CommandSpec<?> spec, String json) {
+  private String checkSize(CommandSpec<?> spec, String key, String json) {
     if (json.length() > maxResultSize) {
-      throw new IdempotencyResultTooLargeException(spec.scope(), json.length(), maxResultSize);
+      throw new IdempotencyResultTooLargeException(spec.scope(), key, json.length(), maxResultSize);
     }
     return json;
   }
@@ -162,15 +162,15 @@ final class ResultCodec {
   }
 
   /** The constructor arguments of a business failure as a JSON array. */
-  String writeArguments(CommandSpec<?> spec, ReplayableFailure<?> failure, Object[] arguments) {
+  String writeArguments(CommandSpec<?> spec, String key, ReplayableFailure<?> failure, Object[] arguments) {
     String json;
     try {
       json = mapper.writeValueAsString(arguments);
     } catch (JsonProcessingException e) {
       throw new IdempotencyException("Cannot store the " + failure.storedName() + " of " + spec.scope()
-          + " as JSON (" + e.getOriginalMessage() + ")", e);
+          + " key '" + key + "' as JSON (" + e.getOriginalMessage() + ")", e);
     }
-    return checkSize(spec, json);
+    return checkSize(spec, key, json);
   }
 
   /**

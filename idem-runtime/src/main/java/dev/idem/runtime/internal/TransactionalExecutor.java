@@ -282,7 +282,7 @@ final class TransactionalExecutor {
       if (replayable == null) {
         throw new BodyFailure(t);
       }
-      String arguments = captureFailure(spec, replayable, t);
+      String arguments = captureFailure(spec, key, replayable, t);
       connection.rollback(beforeBody);
       tx.failureRecorded(t);
       complete(connection, scope, key, arguments, replayable.storedName(), null, ownTransaction);
@@ -291,7 +291,7 @@ final class TransactionalExecutor {
           new CompletedRecord(fingerprint, arguments, replayable.storedName(), null, expiresAt, now);
       return new Rethrow(t);
     }
-    String json = spec.resultType().isVoid() ? null : results.write(spec, value);
+    String json = spec.resultType().isVoid() ? null : results.write(spec, key, value);
     if (!completeOnClaim) {
       complete(connection, scope, key, json, null, json == null ? null : spec.resultShape(), ownTransaction);
     }
@@ -320,9 +320,9 @@ final class TransactionalExecutor {
   }
 
   /** The failure's constructor arguments as JSON; if they cannot be captured, the failure is not stored. */
-  private String captureFailure(CommandSpec<?> spec, ReplayableFailure<?> replayable, Throwable failure) {
+  private String captureFailure(CommandSpec<?> spec, String key, ReplayableFailure<?> replayable, Throwable failure) {
     try {
-      return results.writeArguments(spec, replayable, replayable.capture(failure));
+      return results.writeArguments(spec, key, replayable, replayable.capture(failure));
     } catch (RuntimeException e) {
       failure.addSuppressed(e);
       throw new BodyFailure(failure);

@@ -142,7 +142,7 @@ class ResultFidelityTest {
 
   @SuppressWarnings("unchecked")
   private <T> T roundTrip(CommandSpec<T> spec, T value) {
-    String json = codec.write(spec, value);
+    String json = codec.write(spec, "k-1", value);
     return (T) codec.replay(spec, "k-1", new CompletedRecord("fp", json, null, spec.resultShape(), 0, 0));
   }
 
@@ -203,7 +203,7 @@ class ResultFidelityTest {
   @Test
   void aCreatorNamedByTheProcessorReadsAClassWhoseParameterNamesDiffer() {
     CommandSpec<Price> plain = spec(ResultType.of(Price.class));
-    String json = codec.write(plain, new Price(new BigDecimal("9.90"), "EUR"));
+    String json = codec.write(plain, "k-1", new Price(new BigDecimal("9.90"), "EUR"));
     assertEquals("{\"value\":9.90,\"currency\":\"EUR\"}", json);
     // Without the creator, the names v and c are not properties: refused, not defaulted.
     assertThrows(IdempotencyResultShapeException.class,
@@ -226,7 +226,7 @@ class ResultFidelityTest {
 
     CommandSpec<Shape> shape = spec(ResultType.of(Shape.class)
         .withSubtypes(Shape.class, Circle.class, Square.class, Triangle.class));
-    String json = codec.write(shape, new Circle(2.5));
+    String json = codec.write(shape, "k-1", new Circle(2.5));
     assertEquals("{\"@type\":\"" + Circle.class.getName() + "\",\"radius\":2.5}", json);
     assertInstanceOf(Circle.class, roundTrip(shape, new Circle(2.5)));
 
@@ -291,7 +291,7 @@ class ResultFidelityTest {
   @Test
   void aNullResultIsStoredAsJsonNullAndAMissingOneIsABrokenRecord() {
     CommandSpec<Receipt> receipt = spec(ResultType.of(Receipt.class));
-    assertEquals("null", codec.write(receipt, null));
+    assertEquals("null", codec.write(receipt, "k-1", null));
     assertNull(roundTrip(receipt, null));
     for (CommandSpec<?> spec : List.of(receipt, spec(ResultType.of(int.class)), spec(ResultType.of(String.class)))) {
       IdempotencyBrokenRecordException e = assertThrows(IdempotencyBrokenRecordException.class,
@@ -307,12 +307,15 @@ class ResultFidelityTest {
   @Test
   void resultsOverTheLimitAreRefusedNamingSizeAndLimit() {
     CommandSpec<String> text = spec(ResultType.of(String.class));
-    assertEquals(1000, codec.write(text, "x".repeat(998)).length());
+    assertEquals(1000, codec.write(text, "k-1", "x".repeat(998)).length());
     IdempotencyResultTooLargeException e = assertThrows(IdempotencyResultTooLargeException.class,
-        () -> codec.write(text, "x".repeat(999)));
+        () -> codec.write(text, "k-1", "x".repeat(999)));
     assertEquals(1001, e.size());
     assertEquals(1000, e.limit());
     assertTrue(e.getMessage().contains("1001") && e.getMessage().contains("1000"), e.getMessage());
+    assertEquals("k-1", e.key());
+    assertTrue(e.getMessage().contains("Fidelity.result key 'k-1'")
+        && e.getMessage().contains("a retry runs the command again and fails the same way"), e.getMessage());
   }
 
   @Test
@@ -321,12 +324,12 @@ class ResultFidelityTest {
     ResultCodec large = new ResultCodec(null, limit);
     CommandSpec<String> text = spec(ResultType.of(String.class));
     String big = "y".repeat(20_000_001); // over Jackson's default string limit of 20,000,000
-    String json = large.write(text, big);
+    String json = large.write(text, "k-1", big);
     assertEquals(big, large.replay(text, "k-1", new CompletedRecord("fp", json, null, text.resultShape(), 0, 0)));
     CommandSpec<java.math.BigInteger> number = spec(ResultType.of(java.math.BigInteger.class));
     java.math.BigInteger huge = java.math.BigInteger.TEN.pow(1500); // over Jackson's default 1000 digits
     assertEquals(huge, large.replay(number, "k-1",
-        new CompletedRecord("fp", large.write(number, huge), null, number.resultShape(), 0, 0)));
+        new CompletedRecord("fp", large.write(number, "k-1", huge), null, number.resultShape(), 0, 0)));
     assertTrue(Objects.nonNull(huge));
   }
 }
