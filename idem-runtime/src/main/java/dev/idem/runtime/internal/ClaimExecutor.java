@@ -25,9 +25,12 @@ import java.util.concurrent.TimeUnit;
  * Runs {@code CLAIM} commands, whose effects outside the database cannot roll back with a transaction.
  *
  * <ol>
- *   <li><b>claim</b>: a plain read of the key's committed record (which never waits for a row lock), then, if there
- *       is none, the record (state {@code IN_PROGRESS}, a random owner token, {@code lease_until}) commits on
- *       its own, in auto-commit mode, before the body starts, so that other callers see it at once.
+ *   <li><b>claim</b>: unless the key has a committed record, the record (state {@code IN_PROGRESS}, a random owner
+ *       token, {@code lease_until}) commits on its own, in auto-commit mode, before the body starts, so that other
+ *       callers see it at once; neither that check nor a read of the record ever waits for a row lock (on
+ *       PostgreSQL and H2 the claim checks with NOT EXISTS and a read follows only when it inserted nothing; on
+ *       MariaDB a plain read comes first, since an insert would wait, see
+ *       {@link SqlDialect#leaseClaimSkipsRecordedKeys()}).
  *   <li><b>body</b>: runs in a transaction of the runtime on the same connection (one pooled connection per call,
  *       whatever the pool's size).
  *   <li><b>completion</b>: an UPDATE fenced by the owner token, in the body's transaction. If the lease was taken
@@ -78,6 +81,8 @@ final class ClaimExecutor {
   private final ThreadLocal<Lease> currentLease = new ThreadLocal<>();
 
   private final String claimSql;
+  /** Whether the claim runs before the read: see {@link SqlDialect#leaseClaimSkipsRecordedKeys()}. */
+  private final boolean claimInsertsFirst;
   private final String selectSql;
   private final String lockProbeSql;
   private final String takeOverLeaseSql;
@@ -97,6 +102,7 @@ final class ClaimExecutor {
     this.cache = cache;
     this.unrecorded = new UnrecordedOutcomes(transactions);
     this.claimSql = dialect.leaseClaimSql(table);
+    this.claimInsertsFirst = dialect.leaseClaimSkipsRecordedKeys();
     this.selectSql = dialect.leaseSelectSql(table);
     this.lockProbeSql = dialect.lockProbeSql(table);
     this.takeOverLeaseSql = dialect.takeOverLeaseSql(table);
@@ -199,8 +205,9 @@ final class ClaimExecutor {
         Connection connection = borrowed.get();
         now = time.millis(connection);
         long leaseUntil = now + spec.leaseMillis();
-        // Read first, without locking: an insert would wait for the row lock of an owner extending its lease.
-        row = read(connection, scope, key);
+        // Where the claim itself may wait for the row lock of an owner extending its lease, read first, without
+        // locking (see SqlDialect.leaseClaimSkipsRecordedKeys); elsewhere a new key costs the claim alone.
+        row = claimInsertsFirst ? null : read(connection, scope, key);
         if (row == null) {
           if (insertClaim(connection, spec, key, fingerprint, token, now, leaseUntil)) {
             listener.claimed(scope, key);
@@ -208,7 +215,7 @@ final class ClaimExecutor {
           }
           row = read(connection, scope, key);
           if (row == null) {
-            continue; // released or purged since the insert failed: claim again
+            continue; // released or purged since the insert found it: claim again
           }
         }
         if (row.expiresAt() <= now) {

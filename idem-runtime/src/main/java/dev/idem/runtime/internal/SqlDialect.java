@@ -50,6 +50,15 @@ abstract class SqlDialect {
   private static final String LEASE_CLAIM_COLUMNS =
       " (scope, idem_key, state, fingerprint, owner_token, lease_until, created_at, expires_at)"
           + " VALUES (?, ?, '" + IN_PROGRESS + "', ?, ?, ?, ?, ?)";
+  /**
+   * {@link #LEASE_CLAIM_COLUMNS}' values as a row that is inserted only if the key has no committed record: the NOT
+   * EXISTS is a plain read, so a recorded key inserts nothing without waiting for a row lock on its record (an owner
+   * extending its lease holds one until its body's transaction commits).
+   */
+  private static final String LEASE_CLAIM_UNLESS_RECORDED =
+      " (scope, idem_key, state, fingerprint, owner_token, lease_until, created_at, expires_at)"
+          + " SELECT * FROM (VALUES (?, ?, '" + IN_PROGRESS + "', ?, ?, ?, ?, ?)) AS claim (s, k, st, f, o, l, c, e)"
+          + " WHERE NOT EXISTS (SELECT 1 FROM %s WHERE scope = claim.s AND idem_key = claim.k)";
   private static final String BY_KEY = " WHERE scope = ? AND idem_key = ?";
   private static final String FENCED_BY_OWNER = BY_KEY + " AND state = '" + IN_PROGRESS + "' AND owner_token = ?";
   private static final String BATCH_SELECT_COLUMNS = "SELECT idem_key, state, fingerprint, expires_at FROM ";
@@ -186,6 +195,21 @@ abstract class SqlDialect {
    * owner_token, lease_until, created_at, expires_at. Executed by {@link #claim(PreparedStatement)}.
    */
   abstract String leaseClaimSql(String table);
+
+  /**
+   * Whether {@link #leaseClaimSql} inserts nothing, without waiting, when the key has a committed record, even one
+   * whose row lock an owner extending its lease holds: then a CLAIM call inserts first and reads only if that
+   * inserted nothing (one statement for a new key). Otherwise it reads first (a second statement for a new key),
+   * because the insert would wait for that lock.
+   */
+  boolean leaseClaimSkipsRecordedKeys() {
+    return false;
+  }
+
+  /** {@link #leaseClaimSql} for the dialects that guard it with NOT EXISTS. */
+  static String leaseClaimUnlessRecordedSql(String table) {
+    return "INSERT INTO " + table + String.format(LEASE_CLAIM_UNLESS_RECORDED, table);
+  }
 
   /**
    * SQL reading a record in auto-commit mode (so it sees the latest committed version everywhere); parameters:
@@ -439,7 +463,14 @@ abstract class SqlDialect {
 
     @Override
     String leaseClaimSql(String table) {
-      return "INSERT INTO " + table + LEASE_CLAIM_COLUMNS + " ON CONFLICT (scope, idem_key) DO NOTHING";
+      // The NOT EXISTS reads the committed record without waiting; ON CONFLICT DO NOTHING still settles a key
+      // claimed concurrently (it waits for that uncommitted insert) without aborting anything.
+      return leaseClaimUnlessRecordedSql(table) + " ON CONFLICT (scope, idem_key) DO NOTHING";
+    }
+
+    @Override
+    boolean leaseClaimSkipsRecordedKeys() {
+      return true;
     }
 
     @Override
@@ -657,7 +688,13 @@ abstract class SqlDialect {
 
     @Override
     String leaseClaimSql(String table) {
-      return "INSERT INTO " + table + LEASE_CLAIM_COLUMNS;
+      // As claimSql: a recorded key inserts nothing, with no duplicate-key exception to build and roll back.
+      return leaseClaimUnlessRecordedSql(table);
+    }
+
+    @Override
+    boolean leaseClaimSkipsRecordedKeys() {
+      return true;
     }
 
     @Override

@@ -538,6 +538,20 @@ abstract class ClaimContractTest extends DatabaseContract {
     assertEquals(List.of("claimed c-18", "completed c-18", "replayed c-18", "keyReused c-18"), decisions());
   }
 
+  /**
+   * A first execution's statements on idem_record: where the claim skips a recorded key without waiting for its row
+   * lock (PostgreSQL, H2: NOT EXISTS), the claim alone, then the completion; on MariaDB a plain read first. The
+   * clock's measurement is off in this class (databaseTime(false)), so nothing else is counted.
+   */
+  @Test
+  void aFirstExecutionClaimsWithOneStatementWhereTheDialectAllows() {
+    counting.reset();
+    assertEquals("charged", charge(CHARGE, "c-statements", 5, () -> "charged"));
+    long claimStatements = SqlDialect.of(runtime.dialect()).leaseClaimSkipsRecordedKeys() ? 1 : 2;
+    assertEquals(claimStatements + 1, counting.statementsExecuted(), "claim, then the fenced completion");
+    assertEquals(1, counting.counts().commits(), "the completion's commit (the claim committed in auto-commit)");
+  }
+
   /** The recorded decisions, without the latency events (one commandFinished per call, with a varying time). */
   private List<String> decisions() {
     return events.stream().filter(event -> !event.startsWith("commandFinished ")).toList();
