@@ -303,6 +303,7 @@ public final class IdemRuntime implements AutoCloseable {
     private boolean logTransitions;
     private int maxResultSize = Limits.DEFAULT_MAX_RESULT_SIZE;
     private boolean databaseTime = true;
+    private boolean bodiesNeverCommitImplicitly;
     private TransactionBinding transactionBinding;
     private Duration purgeInterval;
     private int purgeBatchSize;
@@ -322,6 +323,29 @@ public final class IdemRuntime implements AutoCloseable {
      */
     public Builder databaseTime(boolean followDatabase) {
       this.databaseTime = followDatabase;
+      return this;
+    }
+
+    /**
+     * Opt-in, default false: the application promises that no {@code TRANSACTIONAL} body runs anything that commits
+     * the transaction implicitly (DDL such as {@code CREATE}, {@code ALTER}, {@code DROP}, {@code TRUNCATE} on H2,
+     * MariaDB and MySQL). A void command without {@code replayOn} then inserts its record {@code COMPLETED} with the
+     * claim and skips the completing {@code UPDATE}, as it always does on PostgreSQL, whose DDL is transactional: one
+     * statement less per first execution (on H2 the costliest one, which rewrites the record in every index; on
+     * MariaDB a round trip).
+     *
+     * <p>The contract, if the promise is broken. By default, a body that commits early exposes a {@code PENDING}
+     * record: a duplicate arriving meanwhile gets {@link IdempotencyBrokenRecordException}, and if the body then fails
+     * the record stays {@code PENDING} and every retry gets that exception until it expires or an operator forgets it.
+     * With this option the early commit exposes a {@code COMPLETED} record instead: that duplicate, and every retry
+     * after the body failed later, replays "done" for a body that may never have finished. Commands with a result
+     * or {@code replayOn}, CLAIM mode, batches and PostgreSQL behave the same either way.
+     *
+     * @param promise true if no transactional body ever commits implicitly
+     * @return this builder
+     */
+    public Builder bodiesNeverCommitImplicitly(boolean promise) {
+      this.bodiesNeverCommitImplicitly = promise;
       return this;
     }
 
@@ -570,7 +594,7 @@ public final class IdemRuntime implements AutoCloseable {
       return new IdemRuntime(new IdemEngine(new IdemEngine.Settings(dataSource, chosen, tableName, maxKeyLength,
           allowedKeyPunctuation, clock, objectMapper, listener, resultCacheEnabled ? resultCacheSize : 0,
           transitionListener, logTransitions, maxResultSize, transactionBinding, purgeInterval, purgeBatchSize,
-          databaseTime)));
+          databaseTime, bodiesNeverCommitImplicitly)));
     }
   }
 }

@@ -79,7 +79,8 @@ public final class IdemEngine {
     this.cache = new CompletedRecordCache(settings.resultCacheSize());
     this.transactions = new TransactionManager(dataSource, settings.transactionBinding());
     RecordStatements records = new RecordStatements(dialect, tableName);
-    this.transactional = new TransactionalExecutor(transactions, records, dialect, results, clock, listener, cache);
+    this.transactional = new TransactionalExecutor(transactions, records, dialect, results, clock, listener, cache,
+        settings.bodiesNeverCommitImplicitly() || !dialect.commitsImplicitly());
     this.claims = new ClaimExecutor(transactions, dialect, tableName, results, clock, listener, cache);
     this.batches = new BatchExecutor(transactions, records, dialect, tableName, keys, clock, listener);
     this.transitions = new Transitions(transactions, dialect, settings.clock(), settings.transitionListener(),
@@ -110,12 +111,15 @@ public final class IdemEngine {
    * @param purgeInterval how often the scheduled purge runs, or null for none
    * @param purgeBatchSize the scheduled purge's batch size
    * @param followDatabaseClock whether leases and expiry follow the database's clock (see {@link DatabaseClock})
+   * @param bodiesNeverCommitImplicitly the application's promise that no TRANSACTIONAL body commits idem's transaction
+   *     early (see {@link IdemRuntime.Builder#bodiesNeverCommitImplicitly(boolean)})
    */
   public record Settings(DataSource dataSource, Dialect dialect, String tableName, int maxKeyLength,
                          String allowedKeyPunctuation, Clock clock, ObjectMapper objectMapper,
                          IdempotencyListener listener, int resultCacheSize, TransitionListener transitionListener,
                          boolean logTransitions, int maxResultSize, TransactionBinding transactionBinding,
-                         Duration purgeInterval, int purgeBatchSize, boolean followDatabaseClock) {}
+                         Duration purgeInterval, int purgeBatchSize, boolean followDatabaseClock,
+                         boolean bodiesNeverCommitImplicitly) {}
 
   /**
    * Registers how to get from a runtime to its engine; {@link IdemRuntime} does it once, in its class initializer.

@@ -37,9 +37,17 @@ final class TransactionalExecutor {
   private final DatabaseClock clock;
   private final SafeListener listener;
   private final CompletedRecordCache cache;
+  /**
+   * Whether nothing a body runs can commit idem's transaction early: true where the dialect's transactions never
+   * commit implicitly (PostgreSQL), or where the application promised its bodies never do (see
+   * {@link dev.idem.runtime.IdemRuntime.Builder#bodiesNeverCommitImplicitly(boolean)}). Then a void command's claim is
+   * its whole outcome.
+   */
+  private final boolean claimCommitsOnlyWithBody;
 
   TransactionalExecutor(TransactionManager transactions, RecordStatements records, SqlDialect dialect,
-      ResultCodec results, DatabaseClock clock, SafeListener listener, CompletedRecordCache cache) {
+      ResultCodec results, DatabaseClock clock, SafeListener listener, CompletedRecordCache cache,
+      boolean claimCommitsOnlyWithBody) {
     this.transactions = transactions;
     this.records = records;
     this.dialect = dialect;
@@ -47,6 +55,7 @@ final class TransactionalExecutor {
     this.clock = clock;
     this.listener = listener;
     this.cache = cache;
+    this.claimCommitsOnlyWithBody = claimCommitsOnlyWithBody;
   }
 
   /** Joins the transaction in progress on this thread (idem's or the application's), if any, else runs in its own. */
@@ -234,7 +243,7 @@ final class TransactionalExecutor {
     long now = ownTransaction ? clock.millis(connection) : clock.millis();
     long expiresAt = now + spec.retentionMillis();
     // A void command's outcome is "the body returned"; unless the body can commit early, the claim says it all.
-    boolean completeOnClaim = spec.resultType().isVoid() && spec.replayOn().isEmpty() && !dialect.commitsImplicitly();
+    boolean completeOnClaim = spec.resultType().isVoid() && spec.replayOn().isEmpty() && claimCommitsOnlyWithBody;
     String claimState = completeOnClaim ? SqlDialect.COMPLETED : SqlDialect.PENDING;
     if (!records.claim(connection, scope, key, claimState, fingerprint, now, expiresAt)) {
       Stored stored = records.read(connection, scope, key);

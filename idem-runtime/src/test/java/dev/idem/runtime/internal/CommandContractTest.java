@@ -605,6 +605,50 @@ abstract class CommandContractTest extends DatabaseContract {
     }
   }
 
+  /**
+   * With {@link IdemRuntime.Builder#bodiesNeverCommitImplicitly}, a void claim is inserted COMPLETED (no completing
+   * UPDATE) on every database: concurrent duplicates still wait for it and run the body once.
+   */
+  @Test
+  void concurrentVoidCallsRunTheBodyOnceWhenBodiesArePromisedNeverToCommitImplicitly() throws Exception {
+    CommandSpec<Void> note = CommandSpec.builder("Orders.noteOnce", ResultType.VOID).keyParts("id").build();
+    IdemRuntime promising = IdemRuntime.builder().dataSource(counting).clock(clock).databaseTime(false)
+        .bodiesNeverCommitImplicitly(true).build();
+    int threads = 16;
+    int keys = 50;
+    CountDownLatch start = new CountDownLatch(1);
+    ExecutorService pool = Executors.newFixedThreadPool(threads);
+    try {
+      List<Future<?>> futures = new ArrayList<>();
+      for (int t = 0; t < threads; t++) {
+        futures.add(pool.submit(() -> {
+          start.await();
+          for (int k = 0; k < keys; k++) {
+            String key = "note-" + k;
+            IdemEngine.of(promising).execute(note, new Object[] {key}, new Object[0], () -> {
+              try (PreparedStatement insert = promising.currentConnection()
+                  .prepareStatement("INSERT INTO executions (k) VALUES (?)")) {
+                insert.setString(1, key);
+                insert.executeUpdate();
+              }
+              return null;
+            });
+          }
+          return null;
+        }));
+      }
+      start.countDown();
+      for (Future<?> future : futures) {
+        future.get(120, TimeUnit.SECONDS);
+      }
+    } finally {
+      pool.shutdownNow();
+    }
+    assertEquals(keys, count("SELECT COUNT(*) FROM executions"));
+    assertEquals(keys, count("SELECT COUNT(DISTINCT k) FROM executions"));
+    assertEquals(keys, count("SELECT COUNT(*) FROM idem_record WHERE scope = 'Orders.noteOnce' AND state = 'COMPLETED'"));
+  }
+
   @Test
   void whenTheFirstCallerRollsBackAWaitingOneClaimsTheKey() throws Exception {
     int threads = 32;

@@ -327,6 +327,69 @@ abstract class FidelityContractTest extends DatabaseContract {
     assertEquals(receipt, idem.execute(PAY, new Object[] {"ddl-ok"}, new Object[0], () -> new Receipt("again", 4)));
   }
 
+  // ---- the opt-in promise that bodies never commit implicitly
+
+  private IdemRuntime promisingNoImplicitCommits() {
+    return IdemRuntime.builder().dataSource(counting).clock(clock).databaseTime(false)
+        .bodiesNeverCommitImplicitly(true).build();
+  }
+
+  @Test
+  void withThePromiseAVoidClaimIsItsWholeOutcomeOnEveryDatabase() {
+    IdemEngine promising = IdemEngine.of(promisingNoImplicitCommits());
+    AtomicInteger calls = new AtomicInteger();
+    counting.reset();
+    promising.execute(NOTE, new Object[] {"promise-1"}, new Object[0], () -> {
+      calls.incrementAndGet();
+      return null;
+    });
+    assertEquals(1, counting.statementsExecuted(), "the claim, inserted COMPLETED, and no completing UPDATE");
+    assertEquals("COMPLETED", stored("state", "promise-1"));
+    promising.execute(NOTE, new Object[] {"promise-1"}, new Object[0], () -> {
+      calls.incrementAndGet();
+      return null;
+    });
+    assertEquals(1, calls.get());
+    // Results still complete their claim: the promise changes nothing for them.
+    counting.reset();
+    promising.execute(PAY, new Object[] {"promise-2"}, new Object[0], () -> new Receipt("p", 1));
+    assertEquals(2, counting.statementsExecuted(), "claim and completion");
+  }
+
+  @Test
+  void withoutThePromiseAVoidClaimIsCompletedInItsOwnStatementWhereDdlCommitsImplicitly() {
+    counting.reset();
+    idem.execute(NOTE, new Object[] {"default-1"}, new Object[0], () -> null);
+    assertEquals(commitsImplicitly() ? 2 : 1, counting.statementsExecuted());
+  }
+
+  /** The documented price of a broken promise: an early commit then a failure leaves a COMPLETED record. */
+  @Test
+  void aBrokenPromiseLetsAVoidBodyThatCommittedEarlyAndFailedReplayAsDone() {
+    IdemRuntime promisingRuntime = promisingNoImplicitCommits();
+    IdemEngine promising = IdemEngine.of(promisingRuntime);
+    String key = "broken-promise";
+    assertThrows(IllegalStateException.class,
+        () -> promising.execute(NOTE, new Object[] {key}, new Object[0], () -> {
+          try (Statement ddl = promisingRuntime.currentConnection().createStatement()) {
+            ddl.execute("CREATE TABLE ddl_probe_" + DDL_TABLES.incrementAndGet() + " (id INT)");
+          }
+          throw new IllegalStateException("failed after the DDL");
+        }));
+    AtomicInteger retries = new AtomicInteger();
+    promising.execute(NOTE, new Object[] {key}, new Object[0], () -> {
+      retries.incrementAndGet();
+      return null;
+    });
+    if (commitsImplicitly()) {
+      assertEquals("COMPLETED", stored("state", key));
+      assertEquals(0, retries.get(), "replayed as done although the first body failed");
+    } else {
+      assertEquals(1, retries.get(), "PostgreSQL rolled the claim back with the body: the retry runs");
+    }
+    promisingRuntime.close();
+  }
+
   @Test
   void aRecordThatChangedUnderTheBodyIsNotCompletedBlindly() {
     IdempotencyBrokenRecordException e = assertThrows(IdempotencyBrokenRecordException.class,
