@@ -142,6 +142,13 @@ public class IdemBenchmarks {
   }
 
   @Benchmark
+  public void idemTransactionalVoidPromised(Db db, Caller caller) {
+    long n = caller.next();
+    db.operations.idemTransactionalVoidPromised(Operations.freshKey(caller.threadIndex, n),
+        Operations.order(Operations.freshOrderId(caller.threadIndex, n)));
+  }
+
+  @Benchmark
   public OrderReceipt idemClaim(Db db, Caller caller) {
     long n = caller.next();
     return db.operations.idemClaim(Operations.freshKey(caller.threadIndex, n),

@@ -9,6 +9,8 @@ public enum Operation {
       "(2b) control: the same hand-written code, key table shaped like idem_record"),
   IDEM_TRANSACTIONAL("idemTransactional", "(3) idem TRANSACTIONAL, first execution, stores a result"),
   IDEM_TRANSACTIONAL_VOID("idemTransactionalVoid", "(3) idem TRANSACTIONAL, first execution, void"),
+  IDEM_TRANSACTIONAL_VOID_PROMISED("idemTransactionalVoidPromised",
+      "(3b) idem TRANSACTIONAL, first execution, void, opt-in bodiesNeverCommitImplicitly"),
   IDEM_CLAIM("idemClaim", "(4) idem CLAIM, first execution, stores a result"),
   IDEM_REPLAY("idemReplay", "(5) idem replay of a completed key, no cache"),
   IDEM_REPLAY_CACHED("idemReplayCached", "(5) idem replay of a completed key, local cache"),

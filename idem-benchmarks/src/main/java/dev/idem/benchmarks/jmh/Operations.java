@@ -23,6 +23,11 @@ final class Operations {
   private final DataSource dataSource;
   private final IdemRuntime runtime;
   private final BenchOrders orders;
+  /**
+   * The same commands on a runtime whose application promised that no body commits implicitly (no DDL in bodies):
+   * on H2 and MariaDB a void command's claim is then its whole outcome, as on PostgreSQL.
+   */
+  private final BenchOrders promisingOrders;
   /** The same command on a runtime without the local result cache: every replay reads the table. */
   private final BenchOrders uncachedOrders;
   private final HandWrittenOrders handWritten;
@@ -36,6 +41,8 @@ final class Operations {
     this.orders = new BenchOrders_Idempotent(new JdbcBenchOrders(runtime), runtime);
     IdemRuntime uncached = IdemRuntime.builder().dataSource(dataSource).resultCache(false).build();
     this.uncachedOrders = new BenchOrders_Idempotent(new JdbcBenchOrders(uncached), uncached);
+    IdemRuntime promising = IdemRuntime.builder().dataSource(dataSource).bodiesNeverCommitImplicitly(true).build();
+    this.promisingOrders = new BenchOrders_Idempotent(new JdbcBenchOrders(promising), promising);
     this.handWritten = HandWrittenOrders.forDatabase(database, dataSource, HandWrittenOrders.KeyTable.LEAN);
     this.handWrittenIdemShaped =
         HandWrittenOrders.forDatabase(database, dataSource, HandWrittenOrders.KeyTable.IDEM_SHAPED);
@@ -137,6 +144,11 @@ final class Operations {
 
   void idemTransactionalVoid(String key, PlaceOrder order) {
     orders.recordOrder(key, order);
+  }
+
+  /** {@link #idemTransactionalVoid} with the opt-in {@code bodiesNeverCommitImplicitly(true)}. */
+  void idemTransactionalVoidPromised(String key, PlaceOrder order) {
+    promisingOrders.recordOrder(key, order);
   }
 
   // ---- (4) idem CLAIM: the claim commits on its own, then the body and the completion in a second transaction.
