@@ -97,12 +97,42 @@ abstract class BatchStatements {
         claim.setString(1, scope);
         claim.setLong(2, now);
         claim.setLong(3, expiresAt);
-        claim.setArray(4, connection.createArrayOf("varchar", keys.toArray()));
-        claim.setArray(5, connection.createArrayOf("varchar", fingerprints.toArray()));
+        claim.setString(4, arrayLiteral(keys));
+        claim.setString(5, arrayLiteral(fingerprints));
         Set<String> inserted = new HashSet<>(keys.size() * 2);
         collectKeys(claim, inserted);
         return inserted;
       }
+    }
+
+    /**
+     * The text form of a varchar array, {@code {"k1","k2"}}, which the statement casts with {@code ?::varchar[]}:
+     * built here in one pass, where pgjdbc's {@code createArrayOf} escapes character by character and took a sixth
+     * of the batch path's CPU time. Every element is quoted, with {@code "} and {@code \} escaped, so that commas,
+     * braces, spaces and the word NULL in a key stay text.
+     */
+    static String arrayLiteral(List<String> elements) {
+      int length = 2;
+      for (String element : elements) {
+        length += element.length() + 3;
+      }
+      StringBuilder literal = new StringBuilder(length).append('{');
+      for (int i = 0; i < elements.size(); i++) {
+        String element = elements.get(i);
+        if (i > 0) {
+          literal.append(',');
+        }
+        literal.append('"');
+        for (int c = 0; c < element.length(); c++) {
+          char ch = element.charAt(c);
+          if (ch == '"' || ch == '\\') {
+            literal.append('\\');
+          }
+          literal.append(ch);
+        }
+        literal.append('"');
+      }
+      return literal.append('}').toString();
     }
 
     @Override
@@ -110,7 +140,7 @@ abstract class BatchStatements {
       Map<String, StoredRecord> records = new HashMap<>(keys.size() * 2);
       try (PreparedStatement select = connection.prepareStatement(readSql)) {
         select.setString(1, scope);
-        select.setArray(2, connection.createArrayOf("varchar", keys.toArray()));
+        select.setString(2, arrayLiteral(keys));
         collect(select, records);
       }
       return records;

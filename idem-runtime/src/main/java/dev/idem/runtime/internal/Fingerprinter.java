@@ -30,7 +30,6 @@ import java.util.ArrayList;
 import java.util.Arrays;
 import java.util.Collection;
 import java.util.HexFormat;
-import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.Set;
@@ -72,20 +71,41 @@ final class Fingerprinter {
       throw new IllegalArgumentException(spec.scope() + " declares payload " + names + " but got "
           + payload.length + " values");
     }
-    Map<String, Object> canonical = new LinkedHashMap<>(payload.length * 2);
-    for (int i = 0; i < payload.length; i++) {
-      canonical.put(names.get(i), payload[i]);
-    }
     DigestSink sink = SINKS.get();
     sink.digest.reset(); // a failed fingerprint may have left bytes behind
-    try {
-      CANONICAL.writeValue(sink, canonical);
+    try (JsonGenerator json = CANONICAL.createGenerator(sink)) {
+      // The object of payload name to value, written as SortedMapEntries writes a map of them (the form every
+      // stored fingerprint has), without building the map and its sorted entry list for every message.
+      json.writeStartObject();
+      for (int i : sortedByName(names)) {
+        json.writeFieldName(names.get(i));
+        CANONICAL.writeValue(json, payload[i]);
+      }
+      json.writeEndObject();
     } catch (IOException e) {
       String reason = e instanceof JsonProcessingException json ? json.getOriginalMessage() : e.toString();
       throw new IdempotencyException("Cannot fingerprint the payload " + names + " of " + spec.scope()
           + ": it is not serializable as JSON (" + reason + ")", e);
     }
     return HexFormat.of().formatHex(sink.digest.digest());
+  }
+
+  private static final int[] FIRST = {0};
+
+  /** The indexes of {@code names} in the order of the names (String order, as SortedMapEntries sorts keys). */
+  private static int[] sortedByName(List<String> names) {
+    if (names.size() == 1) {
+      return FIRST;
+    }
+    int[] order = new int[names.size()];
+    for (int i = 0; i < order.length; i++) {
+      int j = i;
+      for (; j > 0 && names.get(order[j - 1]).compareTo(names.get(i)) > 0; j--) {
+        order[j] = order[j - 1];
+      }
+      order[j] = i;
+    }
+    return order;
   }
 
   /** The canonical JSON of a value, as it is fingerprinted (for tests and for the elements of sets). */

@@ -213,6 +213,28 @@ abstract class ConsumerContractTest extends DatabaseContract {
     assertEquals(2, events.stream().filter(e -> e.startsWith("replayed ")).count());
   }
 
+  /** PostgreSQL receives a batch's keys as the text of an array: quotes, backslashes, commas and braces stay text. */
+  @Test
+  void keysWithTheCharactersOfArrayLiteralsAreClaimedAndRecognizedAsTheyAre() {
+    IdemRuntime punctuated = IdemRuntime.builder()
+        .dataSource(counting)
+        .clock(clock).databaseTime(false)
+        .allowedKeyPunctuation("\"\\,{}-")
+        .build();
+    List<String> processed = new ArrayList<>();
+    BatchBody<OrderPaid> body = firstSeen -> {
+      firstSeen.forEach(message -> processed.add(message.messageId()));
+      return firstSeen.size();
+    };
+    IdemEngine engine = IdemEngine.of(punctuated);
+    engine.executeBatch(ON_BATCH, messages("a\"b", "c\\d", "e,f", "{g}", "NULL"),
+        message -> new Object[] {message.messageId(), "billing"}, message -> new Object[] {message}, body);
+    engine.executeBatch(ON_BATCH, messages("NULL", "{g}", "h", "e,f", "c\\d", "a\"b"),
+        message -> new Object[] {message.messageId(), "billing"}, message -> new Object[] {message}, body);
+    assertEquals(List.of("a\"b", "c\\d", "e,f", "{g}", "NULL", "h"), processed);
+    assertEquals(6, count("SELECT COUNT(*) FROM idem_record"), "one record per key, none for a mangled key");
+  }
+
   @Test
   void aBatchOfDuplicatesOnlyDoesNotCallTheDelegate() {
     onBatch(messages("m-1", "m-2"), "billing");
