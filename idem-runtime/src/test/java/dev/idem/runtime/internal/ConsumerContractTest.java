@@ -1,5 +1,6 @@
 package dev.idem.runtime.internal;
 
+import dev.idem.runtime.Dialect;
 import dev.idem.runtime.IdemRuntime;
 import dev.idem.runtime.IdempotencyListener;
 import dev.idem.runtime.IdempotencyKeyReusedException;
@@ -209,7 +210,10 @@ abstract class ConsumerContractTest extends DatabaseContract {
     onBatch(messages("m-0", "m-1", "m-2", "m-3"), "billing");
     assertEquals(List.of(List.of("m-1", "m-2"), List.of("m-0", "m-3")), delegateBatches);
     assertEquals(4, effects("billing"));
-    assertEquals(4, counting.statementsExecuted(), "claim, read of the two duplicates, two business inserts");
+    // PostgreSQL's claim reads the records of the keys it could not claim in the same statement.
+    boolean claimReads = runtime.dialect() == Dialect.POSTGRESQL;
+    assertEquals(claimReads ? 3 : 4, counting.statementsExecuted(),
+        "claim, read of the two duplicates (PostgreSQL: within the claim), two business inserts");
     assertEquals(2, events.stream().filter(e -> e.startsWith("replayed ")).count());
   }
 
