@@ -130,9 +130,9 @@ abstract class BatchStatements {
 
     /**
      * The text form of a varchar array, {@code {"k1","k2"}}, which the statement casts with {@code ?::varchar[]}:
-     * built here in one pass, where pgjdbc's {@code createArrayOf} escapes character by character and took a sixth
-     * of the batch path's CPU time. Every element is quoted, with {@code "} and {@code \} escaped, so that commas,
-     * braces, spaces and the word NULL in a key stay text.
+     * built here, copying each element whole unless it needs escaping, where pgjdbc's {@code createArrayOf}
+     * escapes character by character and took a sixth of the batch path's CPU time. Every element is quoted, with
+     * {@code "} and {@code \} escaped, so that commas, braces, spaces and the word NULL in a key stay text.
      */
     static String arrayLiteral(List<String> elements) {
       int length = 2;
@@ -146,12 +146,16 @@ abstract class BatchStatements {
           literal.append(',');
         }
         literal.append('"');
-        for (int c = 0; c < element.length(); c++) {
-          char ch = element.charAt(c);
-          if (ch == '"' || ch == '\\') {
-            literal.append('\\');
+        if (element.indexOf('"') < 0 && element.indexOf('\\') < 0) {
+          literal.append(element); // the usual case: copied whole
+        } else {
+          for (int c = 0; c < element.length(); c++) {
+            char ch = element.charAt(c);
+            if (ch == '"' || ch == '\\') {
+              literal.append('\\');
+            }
+            literal.append(ch);
           }
-          literal.append(ch);
         }
         literal.append('"');
       }
