@@ -230,11 +230,14 @@ public final class ConsumerBenchmark {
    * The batch handler at batch size 100 against the baseline in alternating short blocks of fresh messages (the
    * order flips every pair, so that a drifting load favours neither), on warm tables: the median of the per-pair
    * ratios and their spread mean more on a shared machine than one long run of each. Also the consumer thread's
-   * CPU time per 100 deliveries of each, which load on the other cores barely changes.
+   * CPU time and allocated bytes per 100 deliveries of each; the bytes do not depend on the machine's load.
    */
   private String interleaved(int pairs) throws SQLException {
     int block = Integer.getInteger("idem.bench.block", 2_000);
-    java.lang.management.ThreadMXBean threads = java.lang.management.ManagementFactory.getThreadMXBean();
+    // The HotSpot interface: allocated bytes per thread, which load on the machine does not change.
+    com.sun.management.ThreadMXBean threads =
+        (com.sun.management.ThreadMXBean) java.lang.management.ManagementFactory.getThreadMXBean();
+    long self = Thread.currentThread().getId();
     clear();
     plainBatchInsert(deliveries("warm-up-b", WARM_UP_MESSAGES, new Random(7)), 100);
     inBatches(deliveries("warm-up-i", WARM_UP_MESSAGES, new Random(8)), 100);
@@ -242,6 +245,8 @@ public final class ConsumerBenchmark {
     double[] ratios = new double[pairs];
     long baselineCpu = 0;
     long idemCpu = 0;
+    long baselineBytes = 0;
+    long idemBytes = 0;
     long baselineDeliveries = 0;
     long idemDeliveries = 0;
     Random random = new Random(11);
@@ -253,6 +258,7 @@ public final class ConsumerBenchmark {
       for (int turn = 0; turn < 2; turn++) {
         boolean baselineTurn = (turn == 0) == (pair % 2 == 0);
         long cpu = threads.getCurrentThreadCpuTime();
+        long bytes = threads.getThreadAllocatedBytes(self);
         long start = System.nanoTime();
         if (baselineTurn) {
           plainBatchInsert(forBaseline, 100);
@@ -261,13 +267,16 @@ public final class ConsumerBenchmark {
         }
         double seconds = (System.nanoTime() - start) / 1e9;
         cpu = threads.getCurrentThreadCpuTime() - cpu;
+        bytes = threads.getThreadAllocatedBytes(self) - bytes;
         if (baselineTurn) {
           baselineSeconds = seconds;
           baselineCpu += cpu;
+          baselineBytes += bytes;
           baselineDeliveries += forBaseline.size();
         } else {
           idemSeconds = seconds;
           idemCpu += cpu;
+          idemBytes += bytes;
           idemDeliveries += forIdem.size();
         }
       }
@@ -277,9 +286,11 @@ public final class ConsumerBenchmark {
     java.util.Arrays.sort(sorted);
     return String.format(Locale.ROOT, "%nInterleaved: %d pairs of %,d-message blocks, batch size 100 against the"
             + " baseline: median ratio %.2fx (quartiles %.2fx..%.2fx, range %.2fx..%.2fx); consumer thread CPU per"
-            + " 100 deliveries: baseline %.0f µs, idem %.0f µs.%n", pairs, block, sorted[pairs / 2],
+            + " 100 deliveries: baseline %.0f µs, idem %.0f µs; allocated per 100 deliveries: baseline %,.0f bytes,"
+            + " idem %,.0f bytes.%n", pairs, block, sorted[pairs / 2],
         sorted[pairs / 4], sorted[(3 * pairs) / 4], sorted[0], sorted[pairs - 1],
-        baselineCpu / 1e3 / (baselineDeliveries / 100.0), idemCpu / 1e3 / (idemDeliveries / 100.0));
+        baselineCpu / 1e3 / (baselineDeliveries / 100.0), idemCpu / 1e3 / (idemDeliveries / 100.0),
+        baselineBytes / (baselineDeliveries / 100.0), idemBytes / (idemDeliveries / 100.0));
   }
 
   /** The ceiling: the same business rows, 100 per JDBC batch and transaction, nothing else. */

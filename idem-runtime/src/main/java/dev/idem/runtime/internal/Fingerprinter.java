@@ -24,6 +24,7 @@ import java.io.IOException;
 import java.io.OutputStream;
 import java.math.BigDecimal;
 import java.nio.charset.StandardCharsets;
+import java.security.DigestException;
 import java.security.MessageDigest;
 import java.security.NoSuchAlgorithmException;
 import java.util.ArrayList;
@@ -87,7 +88,7 @@ final class Fingerprinter {
       throw new IdempotencyException("Cannot fingerprint the payload " + names + " of " + spec.scope()
           + ": it is not serializable as JSON (" + reason + ")", e);
     }
-    return HexFormat.of().formatHex(sink.digest.digest());
+    return sink.hexDigest();
   }
 
   private static final int[] FIRST = {0};
@@ -128,10 +129,29 @@ final class Fingerprinter {
 
   /** Feeds what Jackson writes straight into the digest; closing it is harmless, so the sink lives on. */
   private static final class DigestSink extends OutputStream {
+    private static final byte[] HEX_DIGITS = "0123456789abcdef".getBytes(StandardCharsets.ISO_8859_1);
+
     final MessageDigest digest;
+    /** Reused per thread: HexFormat's StringBuilder was the largest allocation of a batch's fingerprints. */
+    private final byte[] hash = new byte[32];
+    private final byte[] hex = new byte[64];
 
     DigestSink(MessageDigest digest) {
       this.digest = digest;
+    }
+
+    /** The digest of what was written, in lower-case hex as {@link HexFormat#of()} writes it; resets the digest. */
+    String hexDigest() {
+      try {
+        digest.digest(hash, 0, hash.length);
+      } catch (DigestException e) {
+        throw new IllegalStateException("SHA-256 digests are 32 bytes", e);
+      }
+      for (int i = 0; i < hash.length; i++) {
+        hex[2 * i] = HEX_DIGITS[(hash[i] >> 4) & 0xf];
+        hex[2 * i + 1] = HEX_DIGITS[hash[i] & 0xf];
+      }
+      return new String(hex, StandardCharsets.ISO_8859_1);
     }
 
     @Override
