@@ -83,7 +83,8 @@ public final class ConsumerBenchmark {
 
     String urlOf(String database) {
       if (this == POSTGRESQL) {
-        return adminUrl + "?currentSchema=" + database + "&" + batchOption;
+        // The application name finds this run's server processes (interleaved mode: their CPU time).
+        return adminUrl + "?currentSchema=" + database + "&ApplicationName=" + database + "&" + batchOption;
       }
       return adminUrl.substring(0, adminUrl.lastIndexOf('/') + 1) + database + "?" + batchOption;
     }
@@ -247,6 +248,8 @@ public final class ConsumerBenchmark {
     long idemCpu = 0;
     long baselineBytes = 0;
     long idemBytes = 0;
+    long baselineServerTicks = 0;
+    long idemServerTicks = 0;
     long baselineDeliveries = 0;
     long idemDeliveries = 0;
     Random random = new Random(11);
@@ -259,6 +262,7 @@ public final class ConsumerBenchmark {
         boolean baselineTurn = (turn == 0) == (pair % 2 == 0);
         long cpu = threads.getCurrentThreadCpuTime();
         long bytes = threads.getThreadAllocatedBytes(self);
+        long ticks = serverCpuTicks();
         long start = System.nanoTime();
         if (baselineTurn) {
           plainBatchInsert(forBaseline, 100);
@@ -268,15 +272,18 @@ public final class ConsumerBenchmark {
         double seconds = (System.nanoTime() - start) / 1e9;
         cpu = threads.getCurrentThreadCpuTime() - cpu;
         bytes = threads.getThreadAllocatedBytes(self) - bytes;
+        ticks = serverCpuTicks() - ticks;
         if (baselineTurn) {
           baselineSeconds = seconds;
           baselineCpu += cpu;
           baselineBytes += bytes;
+          baselineServerTicks += ticks;
           baselineDeliveries += forBaseline.size();
         } else {
           idemSeconds = seconds;
           idemCpu += cpu;
           idemBytes += bytes;
+          idemServerTicks += ticks;
           idemDeliveries += forIdem.size();
         }
       }
@@ -287,10 +294,39 @@ public final class ConsumerBenchmark {
     return String.format(Locale.ROOT, "%nInterleaved: %d pairs of %,d-message blocks, batch size 100 against the"
             + " baseline: median ratio %.2fx (quartiles %.2fx..%.2fx, range %.2fx..%.2fx); consumer thread CPU per"
             + " 100 deliveries: baseline %.0f µs, idem %.0f µs; allocated per 100 deliveries: baseline %,.0f bytes,"
-            + " idem %,.0f bytes.%n", pairs, block, sorted[pairs / 2],
+            + " idem %,.0f bytes%s.%n", pairs, block, sorted[pairs / 2],
         sorted[pairs / 4], sorted[(3 * pairs) / 4], sorted[0], sorted[pairs - 1],
         baselineCpu / 1e3 / (baselineDeliveries / 100.0), idemCpu / 1e3 / (idemDeliveries / 100.0),
-        baselineBytes / (baselineDeliveries / 100.0), idemBytes / (idemDeliveries / 100.0));
+        baselineBytes / (baselineDeliveries / 100.0), idemBytes / (idemDeliveries / 100.0),
+        server != Server.POSTGRESQL ? "" : String.format(Locale.ROOT, "; server backends' CPU per 100 deliveries"
+            + " (/proc, 10 ms ticks): baseline %.0f µs, idem %.0f µs", baselineServerTicks * 1e4
+            / (baselineDeliveries / 100.0), idemServerTicks * 1e4 / (idemDeliveries / 100.0)));
+  }
+
+  /**
+   * PostgreSQL: the CPU time (user + system, in clock ticks) of this run's backend processes, found by the
+   * application name its connections carry, from /proc on this machine; 0 elsewhere.
+   */
+  private long serverCpuTicks() throws SQLException {
+    if (server != Server.POSTGRESQL) {
+      return 0;
+    }
+    long ticks = 0;
+    try (Connection connection = dataSource.getConnection();
+        PreparedStatement query = connection.prepareStatement(
+            "SELECT pid FROM pg_stat_activity WHERE application_name = current_setting('application_name')");
+        ResultSet pids = query.executeQuery()) {
+      while (pids.next()) {
+        try {
+          String stat = Files.readString(Path.of("/proc/" + pids.getInt(1) + "/stat"));
+          String[] fields = stat.substring(stat.lastIndexOf(')') + 2).split(" ");
+          ticks += Long.parseLong(fields[11]) + Long.parseLong(fields[12]); // utime, stime
+        } catch (IOException | RuntimeException e) {
+          return 0; // not on the server's machine
+        }
+      }
+    }
+    return ticks;
   }
 
   /** The ceiling: the same business rows, 100 per JDBC batch and transaction, nothing else. */
