@@ -40,7 +40,10 @@ import org.springframework.transaction.support.TransactionTemplate;
  *
  * <p>{@code mvn -q -Pbench -pl idem-benchmarks -am verify -DskipTests}; system properties:
  * {@code idem.bench.messages} (distinct messages, default 200000), {@code idem.bench.databases} (default
- * {@code PostgreSQL,MariaDB}), {@code idem.bench.variants} (only the variants whose name contains it),
+ * {@code PostgreSQL,MariaDB}), {@code idem.bench.variants} (only the variants whose name contains it, with the
+ * baseline and Camel), {@code idem.bench.camel} ({@code false} skips Camel), {@code idem.bench.interleave} (that
+ * many interleaved pairs of blocks of {@code idem.bench.block} messages, batch size 100 against the baseline; see
+ * {@link #interleaved}),
  * {@code idem.bench.consumerReport} (a Markdown file the results are also written to). Works in a schema (database)
  * of its own, dropped at the end.
  */
@@ -80,7 +83,8 @@ public final class ConsumerBenchmark {
 
     String urlOf(String database) {
       if (this == POSTGRESQL) {
-        return adminUrl + "?currentSchema=" + database + "&" + batchOption;
+        // The application name finds this run's server processes (interleaved mode: their CPU time).
+        return adminUrl + "?currentSchema=" + database + "&ApplicationName=" + database + "&" + batchOption;
       }
       return adminUrl.substring(0, adminUrl.lastIndexOf('/') + 1) + database + "?" + batchOption;
     }
@@ -162,12 +166,16 @@ public final class ConsumerBenchmark {
     System.out.print(out);
 
     String only = System.getProperty("idem.bench.variants", "");
+    boolean withCamel = Boolean.parseBoolean(System.getProperty("idem.bench.camel", "true"));
     double baselineRate = 0;
     double camelRate = 0;
     double batch100Rate = Double.NaN;
     for (Map.Entry<String, Variant> variant : variants.entrySet()) {
       String name = variant.getKey();
       if (!only.isEmpty() && !name.contains(only) && !name.equals(BASELINE) && !name.equals(CAMEL)) {
+        continue;
+      }
+      if (name.equals(CAMEL) && !withCamel) {
         continue;
       }
       clear();
@@ -203,6 +211,12 @@ public final class ConsumerBenchmark {
       }
     }
     camel.stop();
+    int pairs = Integer.getInteger("idem.bench.interleave", 0);
+    if (pairs > 0) {
+      String interleaved = interleaved(pairs);
+      out.append(interleaved);
+      System.out.print(interleaved);
+    }
     if (!Double.isNaN(batch100Rate)) {
       double ratio = batch100Rate / baselineRate;
       String target = String.format(Locale.ROOT, "%nTarget: the batch handler at batch size 100 reaches ≥ 0.75× the"
@@ -211,6 +225,108 @@ public final class ConsumerBenchmark {
       System.out.print(target);
     }
     return out.toString();
+  }
+
+  /**
+   * The batch handler at batch size 100 against the baseline in alternating short blocks of fresh messages (the
+   * order flips every pair, so that a drifting load favours neither), on warm tables: the median of the per-pair
+   * ratios and their spread mean more on a shared machine than one long run of each. Also the consumer thread's
+   * CPU time and allocated bytes per 100 deliveries of each; the bytes do not depend on the machine's load.
+   */
+  private String interleaved(int pairs) throws SQLException {
+    int block = Integer.getInteger("idem.bench.block", 2_000);
+    // The HotSpot interface: allocated bytes per thread, which load on the machine does not change.
+    com.sun.management.ThreadMXBean threads =
+        (com.sun.management.ThreadMXBean) java.lang.management.ManagementFactory.getThreadMXBean();
+    long self = Thread.currentThread().getId();
+    clear();
+    plainBatchInsert(deliveries("warm-up-b", WARM_UP_MESSAGES, new Random(7)), 100);
+    inBatches(deliveries("warm-up-i", WARM_UP_MESSAGES, new Random(8)), 100);
+    analyze();
+    double[] ratios = new double[pairs];
+    long baselineCpu = 0;
+    long idemCpu = 0;
+    long baselineBytes = 0;
+    long idemBytes = 0;
+    long baselineServerTicks = 0;
+    long idemServerTicks = 0;
+    long baselineDeliveries = 0;
+    long idemDeliveries = 0;
+    Random random = new Random(11);
+    for (int pair = 0; pair < pairs; pair++) {
+      List<Payment> forBaseline = deliveries("b" + pair, block, random);
+      List<Payment> forIdem = deliveries("i" + pair, block, random);
+      double baselineSeconds = 0;
+      double idemSeconds = 0;
+      for (int turn = 0; turn < 2; turn++) {
+        boolean baselineTurn = (turn == 0) == (pair % 2 == 0);
+        long cpu = threads.getCurrentThreadCpuTime();
+        long bytes = threads.getThreadAllocatedBytes(self);
+        long ticks = serverCpuTicks();
+        long start = System.nanoTime();
+        if (baselineTurn) {
+          plainBatchInsert(forBaseline, 100);
+        } else {
+          inBatches(forIdem, 100);
+        }
+        double seconds = (System.nanoTime() - start) / 1e9;
+        cpu = threads.getCurrentThreadCpuTime() - cpu;
+        bytes = threads.getThreadAllocatedBytes(self) - bytes;
+        ticks = serverCpuTicks() - ticks;
+        if (baselineTurn) {
+          baselineSeconds = seconds;
+          baselineCpu += cpu;
+          baselineBytes += bytes;
+          baselineServerTicks += ticks;
+          baselineDeliveries += forBaseline.size();
+        } else {
+          idemSeconds = seconds;
+          idemCpu += cpu;
+          idemBytes += bytes;
+          idemServerTicks += ticks;
+          idemDeliveries += forIdem.size();
+        }
+      }
+      ratios[pair] = (forIdem.size() / idemSeconds) / (forBaseline.size() / baselineSeconds);
+    }
+    double[] sorted = ratios.clone();
+    java.util.Arrays.sort(sorted);
+    return String.format(Locale.ROOT, "%nInterleaved: %d pairs of %,d-message blocks, batch size 100 against the"
+            + " baseline: median ratio %.2fx (quartiles %.2fx..%.2fx, range %.2fx..%.2fx); consumer thread CPU per"
+            + " 100 deliveries: baseline %.0f µs, idem %.0f µs; allocated per 100 deliveries: baseline %,.0f bytes,"
+            + " idem %,.0f bytes%s.%n", pairs, block, sorted[pairs / 2],
+        sorted[pairs / 4], sorted[(3 * pairs) / 4], sorted[0], sorted[pairs - 1],
+        baselineCpu / 1e3 / (baselineDeliveries / 100.0), idemCpu / 1e3 / (idemDeliveries / 100.0),
+        baselineBytes / (baselineDeliveries / 100.0), idemBytes / (idemDeliveries / 100.0),
+        server != Server.POSTGRESQL ? "" : String.format(Locale.ROOT, "; server backends' CPU per 100 deliveries"
+            + " (/proc, 10 ms ticks): baseline %.0f µs, idem %.0f µs", baselineServerTicks * 1e4
+            / (baselineDeliveries / 100.0), idemServerTicks * 1e4 / (idemDeliveries / 100.0)));
+  }
+
+  /**
+   * PostgreSQL: the CPU time (user + system, in clock ticks) of this run's backend processes, found by the
+   * application name its connections carry, from /proc on this machine; 0 elsewhere.
+   */
+  private long serverCpuTicks() throws SQLException {
+    if (server != Server.POSTGRESQL) {
+      return 0;
+    }
+    long ticks = 0;
+    try (Connection connection = dataSource.getConnection();
+        PreparedStatement query = connection.prepareStatement(
+            "SELECT pid FROM pg_stat_activity WHERE application_name = current_setting('application_name')");
+        ResultSet pids = query.executeQuery()) {
+      while (pids.next()) {
+        try {
+          String stat = Files.readString(Path.of("/proc/" + pids.getInt(1) + "/stat"));
+          String[] fields = stat.substring(stat.lastIndexOf(')') + 2).split(" ");
+          ticks += Long.parseLong(fields[11]) + Long.parseLong(fields[12]); // utime, stime
+        } catch (IOException | RuntimeException e) {
+          return 0; // not on the server's machine
+        }
+      }
+    }
+    return ticks;
   }
 
   /** The ceiling: the same business rows, 100 per JDBC batch and transaction, nothing else. */

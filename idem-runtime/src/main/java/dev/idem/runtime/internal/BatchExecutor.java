@@ -206,7 +206,8 @@ final class BatchExecutor {
       for (String key : unresolved) {
         fingerprints.add(batch.fingerprints().get(key));
       }
-      Set<String> inserted = statements.claim(connection, scope, unresolved, fingerprints, now, expiresAt);
+      BatchStatements.Claimed claim = statements.claim(connection, scope, unresolved, fingerprints, now, expiresAt);
+      Set<String> inserted = claim.inserted();
       claimed.addAll(inserted);
       List<String> recorded = new ArrayList<>(unresolved.size() - inserted.size());
       for (String key : unresolved) {
@@ -214,7 +215,8 @@ final class BatchExecutor {
           recorded.add(key);
         }
       }
-      unresolved = recorded.isEmpty() ? List.of() : resolve(connection, spec, batch, recorded, now, expiresAt, claimed);
+      unresolved = recorded.isEmpty() ? List.of()
+          : resolve(connection, spec, batch, recorded, claim.recorded(), now, expiresAt, claimed);
     }
 
     List<E> firstSeen = batch.firstSeen(claimed);
@@ -244,12 +246,17 @@ final class BatchExecutor {
    * Looks at the records of keys someone else recorded: a live one with the same fingerprint is a duplicate to
    * skip, an expired one is taken over (and so claimed), one with another fingerprint rejects the batch.
    *
-   * @return the keys to claim again: their record vanished (the competing claim rolled back, or a purge ran)
+   * @param found the records as the claim read them, or null to read them here
+   * @return the keys to claim again: their record vanished (the competing claim rolled back, or a purge ran), or
+   *     the claim that read them could not see it yet
    */
   private List<String> resolve(Connection connection, CommandSpec<Void> spec, Batch<?> batch, List<String> recorded,
-                               long now, long expiresAt, Set<String> claimed) throws SQLException {
+                               Map<String, StoredRecord> found, long now, long expiresAt, Set<String> claimed)
+      throws SQLException {
     String scope = spec.scope();
-    Map<String, StoredRecord> found = statements.read(connection, scope, recorded);
+    if (found == null) {
+      found = statements.read(connection, scope, recorded);
+    }
     List<String> again = new ArrayList<>();
     for (String key : recorded) {
       StoredRecord stored = found.get(key);

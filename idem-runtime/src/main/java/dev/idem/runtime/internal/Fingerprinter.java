@@ -24,13 +24,13 @@ import java.io.IOException;
 import java.io.OutputStream;
 import java.math.BigDecimal;
 import java.nio.charset.StandardCharsets;
+import java.security.DigestException;
 import java.security.MessageDigest;
 import java.security.NoSuchAlgorithmException;
 import java.util.ArrayList;
 import java.util.Arrays;
 import java.util.Collection;
 import java.util.HexFormat;
-import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.Set;
@@ -72,20 +72,41 @@ final class Fingerprinter {
       throw new IllegalArgumentException(spec.scope() + " declares payload " + names + " but got "
           + payload.length + " values");
     }
-    Map<String, Object> canonical = new LinkedHashMap<>(payload.length * 2);
-    for (int i = 0; i < payload.length; i++) {
-      canonical.put(names.get(i), payload[i]);
-    }
     DigestSink sink = SINKS.get();
     sink.digest.reset(); // a failed fingerprint may have left bytes behind
-    try {
-      CANONICAL.writeValue(sink, canonical);
+    try (JsonGenerator json = CANONICAL.createGenerator(sink)) {
+      // The object of payload name to value, written as SortedMapEntries writes a map of them (the form every
+      // stored fingerprint has), without building the map and its sorted entry list for every message.
+      json.writeStartObject();
+      for (int i : sortedByName(names)) {
+        json.writeFieldName(names.get(i));
+        CANONICAL.writeValue(json, payload[i]);
+      }
+      json.writeEndObject();
     } catch (IOException e) {
       String reason = e instanceof JsonProcessingException json ? json.getOriginalMessage() : e.toString();
       throw new IdempotencyException("Cannot fingerprint the payload " + names + " of " + spec.scope()
           + ": it is not serializable as JSON (" + reason + ")", e);
     }
-    return HexFormat.of().formatHex(sink.digest.digest());
+    return sink.hexDigest();
+  }
+
+  private static final int[] FIRST = {0};
+
+  /** The indexes of {@code names} in the order of the names (String order, as SortedMapEntries sorts keys). */
+  private static int[] sortedByName(List<String> names) {
+    if (names.size() == 1) {
+      return FIRST;
+    }
+    int[] order = new int[names.size()];
+    for (int i = 0; i < order.length; i++) {
+      int j = i;
+      for (; j > 0 && names.get(order[j - 1]).compareTo(names.get(i)) > 0; j--) {
+        order[j] = order[j - 1];
+      }
+      order[j] = i;
+    }
+    return order;
   }
 
   /** The canonical JSON of a value, as it is fingerprinted (for tests and for the elements of sets). */
@@ -108,10 +129,29 @@ final class Fingerprinter {
 
   /** Feeds what Jackson writes straight into the digest; closing it is harmless, so the sink lives on. */
   private static final class DigestSink extends OutputStream {
+    private static final byte[] HEX_DIGITS = "0123456789abcdef".getBytes(StandardCharsets.ISO_8859_1);
+
     final MessageDigest digest;
+    /** Reused per thread: HexFormat's StringBuilder was the largest allocation of a batch's fingerprints. */
+    private final byte[] hash = new byte[32];
+    private final byte[] hex = new byte[64];
 
     DigestSink(MessageDigest digest) {
       this.digest = digest;
+    }
+
+    /** The digest of what was written, in lower-case hex as {@link HexFormat#of()} writes it; resets the digest. */
+    String hexDigest() {
+      try {
+        digest.digest(hash, 0, hash.length);
+      } catch (DigestException e) {
+        throw new IllegalStateException("SHA-256 digests are 32 bytes", e);
+      }
+      for (int i = 0; i < hash.length; i++) {
+        hex[2 * i] = HEX_DIGITS[(hash[i] >> 4) & 0xf];
+        hex[2 * i + 1] = HEX_DIGITS[hash[i] & 0xf];
+      }
+      return new String(hex, StandardCharsets.ISO_8859_1);
     }
 
     @Override

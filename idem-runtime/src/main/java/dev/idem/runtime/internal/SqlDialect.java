@@ -483,16 +483,25 @@ abstract class SqlDialect {
      * into rows, so the statement text never changes (one server-side plan) and there is no placeholder limit.
      * {@code ON CONFLICT DO NOTHING} waits for a competing uncommitted insert of a key, skips it once that commits
      * (or inserts it if that rolls back) and never raises the duplicate-key error that would abort the transaction;
-     * {@code RETURNING} lists only the rows this statement inserted. Parameters: scope, created_at, expires_at,
-     * the keys' array, the fingerprints' array; {@code rows} does not change the text.
+     * {@code RETURNING} lists only the rows this statement inserted, each with a null state. The same statement
+     * then reads the records of the keys it did not insert (the anti-join first, so that only those keys are looked
+     * up in the index), which saves the separate read's round trip in every batch with a redelivered message. That
+     * read sees the statement's snapshot: a competing claim that committed after the statement began is not in it,
+     * and its key is claimed again in the next round, which sees it. Parameters: the keys' array, the
+     * fingerprints' array, scope, created_at, expires_at, scope; {@code rows} does not change the text. Columns:
+     * idem_key, state, fingerprint, expires_at.
      */
     @Override
     String batchClaimSql(String table, int rows) {
-      return "INSERT INTO " + table + CLAIM_COLUMNS
-          + " SELECT ?, m.idem_key, '" + COMPLETED + "', m.fingerprint, ?, ?"
-          + " FROM unnest(?::varchar[], ?::varchar[]) WITH ORDINALITY AS m(idem_key, fingerprint, n) ORDER BY m.n"
+      return "WITH m AS (SELECT * FROM unnest(?::varchar[], ?::varchar[]) WITH ORDINALITY AS m(idem_key, fingerprint,"
+          + " n)), inserted AS (INSERT INTO " + table + CLAIM_COLUMNS
+          + " SELECT ?, m.idem_key, '" + COMPLETED + "', m.fingerprint, ?, ? FROM m ORDER BY m.n"
           // ORDER BY: rows are inserted, and keys locked, in the sorted order of the arrays.
-          + " ON CONFLICT (scope, idem_key) DO NOTHING RETURNING idem_key";
+          + " ON CONFLICT (scope, idem_key) DO NOTHING RETURNING idem_key)"
+          + " SELECT idem_key, NULL, NULL, NULL::bigint FROM inserted"
+          + " UNION ALL SELECT r.idem_key, r.state, r.fingerprint, r.expires_at FROM m JOIN " + table
+          + " r ON r.scope = ? AND r.idem_key = m.idem_key"
+          + " WHERE NOT EXISTS (SELECT 1 FROM inserted WHERE inserted.idem_key = m.idem_key)";
     }
 
     /** Parameters: scope, the keys' array; {@code keys} does not change the text. */

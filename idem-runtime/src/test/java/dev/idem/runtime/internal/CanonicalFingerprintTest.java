@@ -170,6 +170,32 @@ class CanonicalFingerprintTest {
     assertEquals("{\"1\":\"a\",\"2\":\"b\"}", canonical(Map.of(2, "b", 1, "a")));
   }
 
+  static final CommandSpec<Void> THREE = CommandSpec.builder("Canonical.three", ResultType.VOID)
+      .keyParts("id").payload("zulu", "alpha", "mike").build();
+
+  /**
+   * The fingerprint is written straight to the digest, without the map of payload name to value it stands for: it
+   * must stay the SHA-256 of that map's canonical JSON, byte for byte, or every stored record's fingerprint would
+   * stop matching its retries.
+   */
+  @Test
+  void aFingerprintIsTheDigestOfTheCanonicalMapOfPayloadNames() throws Exception {
+    Object[][] payloads = {
+        {"z", 1, null},
+        {new Order("c-1", List.of(new Line("sku-1", new BigDecimal("9.90"), Set.of("b", "a"))),
+            Map.of("spring", BigDecimal.ONE)), Map.of(2, "b", 1, "a"), new Amount(500, "EUR")},
+        {List.of("b", "a"), Color.RED, "quote \" and \\ backslash, ünïcode"}};
+    for (Object[] payload : payloads) {
+      Map<String, Object> byName = new LinkedHashMap<>();
+      for (int i = 0; i < payload.length; i++) {
+        byName.put(THREE.payloadNames().get(i), payload[i]);
+      }
+      assertEquals(Fingerprinter.sha256Hex(canonical(byName)), Fingerprinter.fingerprint(THREE, payload));
+    }
+    assertEquals(Fingerprinter.sha256Hex("{\"value\":{\"amountCents\":500,\"currency\":\"EUR\"}}"),
+        fingerprint(new Amount(500, "EUR")));
+  }
+
   @Test
   void theDigestIsReusedSafelyAfterAFailure() {
     String before = fingerprint(Set.of("a"));
