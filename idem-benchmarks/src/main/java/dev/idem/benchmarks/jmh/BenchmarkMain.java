@@ -40,6 +40,8 @@ import org.openjdk.jmh.runner.options.TimeValue;
  *   <li>{@code bench.databases}: which of H2, PostgreSQL, MariaDB (unreachable servers are left out, noted);
  *   <li>{@code bench.operations}: a subset of the {@link IdemBenchmarks} method names, for development;
  *   <li>{@code bench.report}: where to write the report.
+ *   <li>{@code bench.paired=false}: leaves out the interleaved ratios ({@link PairedBenchmark}, whose {@code paired.*}
+ *       properties apply);
  *   <li>{@code bench.consumerReport}: a Markdown section written by the consumer benchmark earlier, included.
  * </ul>
  */
@@ -105,11 +107,19 @@ public final class BenchmarkMain {
       }
     }
 
+    // The same operations once more, interleaved in one JVM: the ratios the targets are judged by (see PairedBenchmark).
+    PairedBenchmark.Result paired = null;
+    if (!databases.isEmpty() && !"false".equals(System.getProperty("bench.paired"))) {
+      progress("Interleaved ratios");
+      paired = PairedBenchmark.run(databases, PairedBenchmark.Settings.fromSystemProperties(quick));
+      load.add("after the interleaved runs " + MachineInfo.loadAverage());
+    }
+
     Duration took = Duration.between(started, Instant.now().truncatedTo(ChronoUnit.SECONDS));
     String command = COMMAND + (quick ? " -Dbench.quick=true" : "");
     List<String> missing = missing(databases, figures);
     String markdown = MarkdownReport.render(new ReportInput(command, quick, gitCommit(), started, took, load,
-        descriptions, skipped, settings, figures, counts, compiles, consumerSection(), missing));
+        descriptions, skipped, settings, figures, paired, counts, compiles, consumerSection(), missing));
     Files.createDirectories(report.getParent());
     Files.writeString(report, markdown);
     System.out.println(markdown);

@@ -3,6 +3,7 @@ package dev.idem.benchmarks.report;
 import dev.idem.benchmarks.compile.CompileBenchmark;
 import dev.idem.benchmarks.jmh.Operation;
 import dev.idem.benchmarks.jmh.StatementCounter.PerCall;
+import dev.idem.benchmarks.jmh.PairedBenchmark;
 import java.time.Duration;
 import java.time.Instant;
 import java.util.List;
@@ -10,7 +11,8 @@ import java.util.Map;
 
 /**
  * Everything one run measured and the conditions it ran under; rendered by {@link MarkdownReport}. {@code compiles}
- * holds the compile benchmark's variants (record results, generic results); {@code consumerSection} is the Markdown
+ * holds the compile benchmark's variants (record results, generic results); {@code paired} holds the interleaved ratios
+ * ({@link PairedBenchmark}), or null if they were not measured; {@code consumerSection} is the Markdown
  * the consumer benchmark wrote in the same session, or null.
  */
 public record ReportInput(
@@ -24,6 +26,7 @@ public record ReportInput(
     List<String> skippedDatabases,
     JmhSettings jmh,
     List<Figure> figures,
+    PairedBenchmark.Result paired,
     Map<String, Map<Operation, PerCall>> counts,
     List<CompileBenchmark.Result> compiles,
     String consumerSection,
