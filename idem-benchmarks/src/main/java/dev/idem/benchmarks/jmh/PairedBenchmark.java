@@ -35,7 +35,7 @@ public final class PairedBenchmark {
   /** The baseline first: every ratio is over it. */
   public static final List<Operation> DEFAULT_VARIANTS = List.of(Operation.HAND_WRITTEN,
       Operation.HAND_WRITTEN_IDEM_SHAPED, Operation.IDEM_TRANSACTIONAL, Operation.IDEM_TRANSACTIONAL_VOID,
-      Operation.IDEM_CLAIM, Operation.IDEM_REPLAY);
+      Operation.IDEM_CLAIM, Operation.HAND_WRITTEN_CLAIM_FIRST, Operation.IDEM_REPLAY);
 
   /** How a run is shaped. */
   public record Settings(List<Operation> variants, List<Integer> threads, int blockMillis, int rounds,
@@ -310,6 +310,8 @@ public final class PairedBenchmark {
         case IDEM_TRANSACTIONAL -> operations.idemTransactional(Operations.freshKey(threadIndex, n),
             Operations.order(Operations.freshOrderId(threadIndex, n)));
         case IDEM_TRANSACTIONAL_VOID -> operations.idemTransactionalVoid(Operations.freshKey(threadIndex, n),
+            Operations.order(Operations.freshOrderId(threadIndex, n)));
+        case HAND_WRITTEN_CLAIM_FIRST -> operations.handWrittenClaimFirst(Operations.freshKey(threadIndex, n),
             Operations.order(Operations.freshOrderId(threadIndex, n)));
         case IDEM_CLAIM -> operations.idemClaim(Operations.freshKey(threadIndex, n),
             Operations.order(Operations.freshOrderId(threadIndex, n)));

@@ -67,6 +67,7 @@ public final class WireProbe {
         variants.put("idemVoid", i -> call(() -> operations.idemTransactionalVoid(key("v", i), order(3, i))));
         variants.put("idemClaim", i -> call(() -> operations.idemClaim(key("c", i), order(4, i))));
         variants.put("plain", i -> call(() -> operations.plain(order(5, i))));
+        variants.put("handPlusUpdate", i -> call(() -> handWrittenPlusUpdate(pool, database, key("u", i), order(7, i))));
         variants.put("handClaimFloor", i -> call(() -> claimThenWork(pool, database, key("f", i), order(6, i))));
         ThreadMXBean threads = ManagementFactory.getThreadMXBean();
         int warmUp = Integer.getInteger("probe.warmUp", 1500);
@@ -76,6 +77,25 @@ public final class WireProbe {
               variant.getValue().accept(10_000_000 + round * 1_000_000 + i); // server-side prepares, JIT
             }
           }
+        }
+        String concurrent = System.getProperty("probe.concurrent");
+        if (concurrent != null) {
+          concurrentPhases(pool, database, variants, concurrent.split(","));
+          return;
+        }
+        String profiled = System.getProperty("probe.profile");
+        if (profiled != null) {
+          // For a profiler attached to this JVM: only the named variants, in turn, for probe.seconds.
+          long end = System.nanoTime() + Long.getLong("probe.seconds", 30) * 1_000_000_000L;
+          int i = 50_000_000;
+          while (System.nanoTime() < end) {
+            for (String name : profiled.split(",")) {
+              for (int n = 0; n < 50; n++) {
+                variants.get(name).accept(i++);
+              }
+            }
+          }
+          return;
         }
         try (Connection admin = pool.getConnection()) {
           for (Map.Entry<String, IntConsumer> variant : variants.entrySet()) {
@@ -140,6 +160,93 @@ public final class WireProbe {
   }
 
   /**
+   * {@code probe.threads} threads run the named variants in phases of {@code probe.phaseMillis}, all threads on the
+   * same variant at a time, variants in turn for {@code probe.rounds} rounds; per phase the calls completed, and the
+   * wait events of the server's active backends sampled every 5 ms (PostgreSQL: pg_stat_activity of this database).
+   * Prints per variant the median throughput ratio to the first variant over the rounds, and the wait events.
+   */
+  private static void concurrentPhases(javax.sql.DataSource pool, TestDatabase database,
+      Map<String, IntConsumer> variants, String[] names) throws Exception {
+    int threads = Integer.getInteger("probe.threads", 8);
+    long phaseNanos = Long.getLong("probe.phaseMillis", 1500) * 1_000_000L;
+    int rounds = Integer.getInteger("probe.rounds", 8);
+    AtomicLong ids = new AtomicLong(200_000_000L);
+    Map<String, double[]> rates = new LinkedHashMap<>();
+    Map<String, Map<String, Integer>> waits = new LinkedHashMap<>();
+    try (Connection sampler = java.sql.DriverManager.getConnection(TestDatabase.POSTGRESQL == database
+        ? "jdbc:postgresql://127.0.0.1:5432/test" : "jdbc:mariadb://127.0.0.1:3306/test",
+        database == TestDatabase.POSTGRESQL ? "postgres" : "root", "")) {
+      for (int round = 0; round < rounds; round++) {
+        for (String name : names) {
+          IntConsumer variant = variants.get(name);
+          AtomicLong done = new AtomicLong();
+          long end = System.nanoTime() + phaseNanos;
+          List<Thread> workers = new ArrayList<>();
+          for (int t = 0; t < threads; t++) {
+            Thread worker = new Thread(() -> {
+              while (System.nanoTime() < end) {
+                variant.accept((int) ids.incrementAndGet());
+                done.incrementAndGet();
+              }
+            });
+            worker.start();
+            workers.add(worker);
+          }
+          long start = System.nanoTime();
+          Map<String, Integer> seen = waits.computeIfAbsent(name, k -> new java.util.TreeMap<>());
+          while (System.nanoTime() < end - 50_000_000L) {
+            if (database == TestDatabase.POSTGRESQL && round > 0) {
+              try (Statement statement = sampler.createStatement(); ResultSet rs = statement.executeQuery(
+                  "SELECT coalesce(wait_event_type, 'CPU') || ':' || coalesce(wait_event, '-') FROM"
+                      + " pg_stat_activity WHERE state = 'active' AND pid <> pg_backend_pid()"
+                      + " AND backend_type = 'client backend' AND (query LIKE '%idem_record%'"
+                      + " OR query LIKE '%orders%' OR query LIKE '%request_keys%' OR query = 'COMMIT'"
+                      + " OR query LIKE '%COMMIT')")) {
+                while (rs.next()) {
+                  seen.merge(rs.getString(1), 1, Integer::sum);
+                }
+              }
+            }
+            if (database == TestDatabase.MARIADB && round > 0) {
+              try (Statement statement = sampler.createStatement(); ResultSet rs = statement.executeQuery(
+                  "SELECT concat(coalesce(state, '-'), ':', substr(coalesce(info, '-'), 1, 12)) FROM"
+                      + " information_schema.processlist WHERE db LIKE 'idem_b_%' AND command = 'Query'"
+                      + " AND id <> connection_id()")) {
+                while (rs.next()) {
+                  seen.merge(rs.getString(1), 1, Integer::sum);
+                }
+              }
+            }
+            Thread.sleep(5);
+          }
+          for (Thread worker : workers) {
+            worker.join();
+          }
+          double rate = done.get() / ((System.nanoTime() - start) / 1e9);
+          if (round > 0) { // the first round warms up
+            rates.computeIfAbsent(name, k -> new double[rounds - 1])[round - 1] = rate;
+          }
+        }
+      }
+    }
+    System.out.println("=== " + threads + " threads, " + (rounds - 1) + " rounds of " + phaseNanos / 1_000_000
+        + " ms phases: ops/s median, ratio to " + names[0] + " median [min..max]");
+    double[] base = rates.get(names[0]);
+    for (String name : names) {
+      double[] r = rates.get(name);
+      double[] ratio = new double[r.length];
+      for (int i = 0; i < r.length; i++) {
+        ratio[i] = r[i] / base[i];
+      }
+      double[] sortedRates = r.clone();
+      Arrays.sort(sortedRates);
+      Arrays.sort(ratio);
+      System.out.printf("  %-20s %8.0f ops/s  ratio %.3f [%.3f..%.3f]  waits %s%n", name,
+          sortedRates[r.length / 2], ratio[r.length / 2], ratio[0], ratio[r.length - 1], waits.get(name));
+    }
+  }
+
+  /**
    * The floor of a claim that commits before its work, written by hand: the key inserted in auto-commit mode (its
    * own commit), then the business write and the key's completion in a second transaction (the second commit).
    */
@@ -165,6 +272,45 @@ public final class WireProbe {
           complete.setLong(1, order.orderId());
           complete.setLong(2, order.totalCents());
           complete.setString(3, key);
+          complete.executeUpdate();
+        }
+        connection.commit();
+      } catch (SQLException | RuntimeException e) {
+        connection.rollback();
+        throw e;
+      } finally {
+        connection.setAutoCommit(true);
+      }
+    }
+  }
+
+  /**
+   * The hand-written pattern plus one UPDATE of the key's row in the same transaction: what MariaDB's PENDING claim
+   * and its completing UPDATE cost over a claim that is complete on insert, measured on the lean table.
+   */
+  private static void handWrittenPlusUpdate(javax.sql.DataSource pool, TestDatabase database, String key,
+      BenchOrders.PlaceOrder order) throws SQLException {
+    String claim = database == TestDatabase.POSTGRESQL
+        ? "INSERT INTO request_keys (request_key, order_id, total_cents, created_at) VALUES (?, ?, ?, ?)"
+            + " ON CONFLICT DO NOTHING"
+        : "INSERT IGNORE INTO request_keys (request_key, order_id, total_cents, created_at) VALUES (?, ?, ?, ?)";
+    try (Connection connection = pool.getConnection()) {
+      connection.setAutoCommit(false);
+      try {
+        try (java.sql.PreparedStatement insert = connection.prepareStatement(claim)) {
+          insert.setString(1, key);
+          insert.setLong(2, order.orderId());
+          insert.setLong(3, order.totalCents());
+          insert.setLong(4, System.currentTimeMillis());
+          if (insert.executeUpdate() != 1) {
+            throw new IllegalStateException("duplicate " + key);
+          }
+        }
+        OrderRows.insert(connection, order);
+        try (java.sql.PreparedStatement complete = connection.prepareStatement(
+            "UPDATE request_keys SET created_at = ? WHERE request_key = ?")) {
+          complete.setLong(1, System.currentTimeMillis());
+          complete.setString(2, key);
           complete.executeUpdate();
         }
         connection.commit();
