@@ -61,7 +61,6 @@ public final class WireProbe {
         Operations operations = new Operations(database, pool);
         operations.createSchema();
         Map<String, IntConsumer> variants = new LinkedHashMap<>();
-        int[] counter = {0};
         variants.put("handWritten", i -> call(() -> operations.handWritten(key("h", i), order(1, i))));
         variants.put("idemTransactional", i -> call(() -> operations.idemTransactional(key("r", i), order(2, i))));
         variants.put("idemVoid", i -> call(() -> operations.idemTransactionalVoid(key("v", i), order(3, i))));
@@ -97,7 +96,9 @@ public final class WireProbe {
           }
           return;
         }
-        try (Connection admin = pool.getConnection()) {
+        // Not from the pool: the thread's warm pooled connection (server-side prepared statements) stays its own.
+        try (Connection admin = java.sql.DriverManager.getConnection(bench.url(),
+            database == TestDatabase.POSTGRESQL ? "postgres" : "root", "")) {
           for (Map.Entry<String, IntConsumer> variant : variants.entrySet()) {
             analyze(admin, database);
             // One traced call.
@@ -154,7 +155,6 @@ public final class WireProbe {
           Arrays.sort(r);
           System.out.printf("  %-20s %.3f [%.3f..%.3f]%n", e.getKey(), r[r.length / 2], r[0], r[r.length - 1]);
         }
-        counter[0]++;
       }
     }
   }
