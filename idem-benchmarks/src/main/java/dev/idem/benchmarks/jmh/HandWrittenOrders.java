@@ -84,6 +84,37 @@ abstract class HandWrittenOrders {
     }
   }
 
+  /**
+   * The floor of a claim that must be visible before its work runs (what idem's CLAIM mode guarantees), written by
+   * hand: the key committed on its own in auto-commit mode, then the business write and the key's response in a
+   * second transaction. Two commits where {@link #placeOrder} pays one; no lease, owner token or fingerprint.
+   */
+  OrderReceipt placeOrderClaimFirst(String requestKey, PlaceOrder order) throws SQLException {
+    try (Connection connection = dataSource.getConnection()) {
+      if (!claim(connection, requestKey, new PlaceOrder(0, order.customerId(), order.sku(), 0, 0))) {
+        return readEarlier(connection, requestKey);
+      }
+      connection.setAutoCommit(false);
+      try {
+        OrderReceipt receipt = insertOrder(connection, order);
+        try (PreparedStatement complete = connection.prepareStatement("UPDATE " + keyTable.table
+            + " SET order_id = ?, total_cents = ? WHERE " + keyTable.keyColumn + " = ?")) {
+          complete.setLong(1, receipt.orderId());
+          complete.setLong(2, receipt.totalCents());
+          complete.setString(3, requestKey);
+          complete.executeUpdate();
+        }
+        connection.commit();
+        return receipt;
+      } catch (SQLException | RuntimeException e) {
+        connection.rollback();
+        throw e;
+      } finally {
+        connection.setAutoCommit(true);
+      }
+    }
+  }
+
   /** @return true if this transaction inserted the key, false if it was there already */
   abstract boolean claim(Connection connection, String requestKey, PlaceOrder order) throws SQLException;
 

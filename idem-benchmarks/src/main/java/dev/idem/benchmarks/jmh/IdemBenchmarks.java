@@ -121,6 +121,13 @@ public class IdemBenchmarks {
   }
 
   @Benchmark
+  public OrderReceipt handWrittenClaimFirst(Db db, Caller caller) throws SQLException {
+    long n = caller.next();
+    return db.operations.handWrittenClaimFirst(Operations.freshKey(caller.threadIndex, n),
+        Operations.order(Operations.freshOrderId(caller.threadIndex, n)));
+  }
+
+  @Benchmark
   public OrderReceipt handWrittenIdemShaped(Db db, Caller caller) throws SQLException {
     long n = caller.next();
     return db.operations.handWrittenIdemShaped(Operations.freshKey(caller.threadIndex, n),

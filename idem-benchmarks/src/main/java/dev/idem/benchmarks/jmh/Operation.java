@@ -12,6 +12,8 @@ public enum Operation {
   IDEM_TRANSACTIONAL_VOID_PROMISED("idemTransactionalVoidPromised",
       "(3b) idem TRANSACTIONAL, first execution, void, opt-in bodiesNeverCommitImplicitly"),
   IDEM_CLAIM("idemClaim", "(4) idem CLAIM, first execution, stores a result"),
+  HAND_WRITTEN_CLAIM_FIRST("handWrittenClaimFirst",
+      "(4b) floor of CLAIM: hand-written, the key committed before the work, then work + completion + commit"),
   IDEM_REPLAY("idemReplay", "(5) idem replay of a completed key, no cache"),
   IDEM_REPLAY_CACHED("idemReplayCached", "(5) idem replay of a completed key, local cache"),
   TRANSITION_APPLIED("transitionApplied", "(6) idem state transition applied"),

@@ -157,6 +157,11 @@ final class Operations {
     return orders.placeOrderClaimed(key, order);
   }
 
+  /** The floor of CLAIM's shape, by hand: the key committed first, then the work and the response committed. */
+  OrderReceipt handWrittenClaimFirst(String key, PlaceOrder order) throws SQLException {
+    return handWritten.placeOrderClaimFirst(key, order);
+  }
+
   // ---- (5) replays of completed keys.
 
   /** Completes {@link #REPLAY_KEYS_PER_THREAD} keys per thread index, one transaction per thread index. */

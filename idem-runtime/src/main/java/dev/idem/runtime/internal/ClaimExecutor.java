@@ -88,6 +88,8 @@ final class ClaimExecutor {
   private final String takeOverLeaseSql;
   private final String takeOverExpiredSql;
   private final String completeSql;
+  /** Null where the dialect cannot commit with the completion (see {@link SqlDialect#completeAndCommitSql}). */
+  private final String completeAndCommitSql;
   private final String markOutcomeUnknownSql;
   private final String releaseSql;
   private final String extendSql;
@@ -108,6 +110,7 @@ final class ClaimExecutor {
     this.takeOverLeaseSql = dialect.takeOverLeaseSql(table);
     this.takeOverExpiredSql = dialect.takeOverExpiredSql(table);
     this.completeSql = dialect.completeSql(table);
+    this.completeAndCommitSql = dialect.completeAndCommitSql(table);
     this.markOutcomeUnknownSql = dialect.markOutcomeUnknownSql(table);
     this.releaseSql = dialect.releaseSql(table);
     this.extendSql = dialect.extendLeaseSql(table);
@@ -342,7 +345,11 @@ final class ClaimExecutor {
     long expiresAt = time.millis() + spec.retentionMillis();
     boolean completed;
     try {
-      completed = complete(connection, spec, key, token, json, null, spec.resultShape(), expiresAt);
+      completed = completeAndCommitSql == null
+          ? complete(connection, spec, key, token, json, null, spec.resultShape(), expiresAt)
+          : completeAndCommit(connection, spec, key, token, json, spec.resultShape(), expiresAt);
+    } catch (CommitReachedException e) {
+      throw commitFailed(borrowed, spec, key, token, e.getCause());
     } catch (SQLException e) {
       Quietly.rollback(connection);
       throw outcomeUnknown(borrowed, spec, key, token, "the statement completing its record failed (step:"
@@ -354,7 +361,7 @@ final class ClaimExecutor {
       throw new IdempotencyLeaseLostException(scope, key);
     }
     try {
-      connection.commit();
+      connection.commit(); // where the completion committed already, the driver has nothing left to send
     } catch (SQLException e) {
       throw commitFailed(borrowed, spec, key, token, e);
     }
@@ -596,6 +603,49 @@ final class ClaimExecutor {
       update.setString(6, key);
       update.setString(7, token);
       return update.executeUpdate() == 1;
+    }
+  }
+
+  /**
+   * {@link #complete} and the commit of the body's transaction in one round trip ({@link
+   * SqlDialect#completeAndCommitSql}); {@code commit()} afterwards has nothing left to do.
+   *
+   * @return true if completed and committed; false if the claim is no longer ours (nothing committed)
+   * @throws CommitReachedException if the completion succeeded and the commit failed: it may have committed or not
+   * @throws SQLException if the completion failed (the commit was skipped, nothing committed)
+   */
+  private boolean completeAndCommit(Connection connection, CommandSpec<?> spec, String key, String token,
+      String json, String resultShape, long expiresAt) throws SQLException {
+    try (PreparedStatement update = connection.prepareStatement(completeAndCommitSql)) {
+      update.setString(1, json);
+      update.setString(2, null);
+      update.setString(3, resultShape);
+      update.setLong(4, expiresAt);
+      update.setString(5, spec.scope());
+      update.setString(6, key);
+      update.setString(7, token);
+      update.execute();
+      return true;
+    } catch (SQLException e) {
+      if (dialect.isNothingToComplete(e)) {
+        return false;
+      }
+      if (dialect.commitReached(connection)) {
+        throw new CommitReachedException(e);
+      }
+      throw e;
+    }
+  }
+
+  /** The commit carried by {@link #completeAndCommit} failed: whether it committed is unknown. */
+  private static final class CommitReachedException extends SQLException {
+    CommitReachedException(SQLException cause) {
+      super(cause.getMessage(), cause.getSQLState(), cause.getErrorCode(), cause);
+    }
+
+    @Override
+    public synchronized SQLException getCause() {
+      return (SQLException) super.getCause();
     }
   }
 

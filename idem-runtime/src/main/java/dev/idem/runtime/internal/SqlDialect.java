@@ -250,6 +250,17 @@ abstract class SqlDialect {
         + " owner_token = NULL, lease_until = NULL, expires_at = ?" + FENCED_BY_OWNER;
   }
 
+  /**
+   * SQL completing a claim like {@link #completeSql} and committing the body's transaction in the same round trip
+   * (as {@link #storeResultAndCommitSql} does for the transactional mode); or null where the dialect cannot. Same
+   * parameters as {@link #completeSql}. If the completion matches no row (the lease was taken over), the statement
+   * fails with {@link #isNothingToComplete} before the commit, so the body's writes never commit without their
+   * outcome; a failure after the completion is told apart by {@link #commitReached}.
+   */
+  String completeAndCommitSql(String table) {
+    return null;
+  }
+
   /** SQL releasing a claim, fenced by the owner token; parameters: scope, key, owner_token. */
   final String releaseSql(String table) {
     return "DELETE FROM " + table + FENCED_BY_OWNER;
@@ -426,8 +437,18 @@ abstract class SqlDialect {
      */
     @Override
     String storeResultAndCommitSql(String table) {
-      return "WITH completed AS (" + storeResultSql(table) + " RETURNING 1) SELECT 1 / COUNT(*) FROM completed;"
-          + " COMMIT";
+      return andCommit(storeResultSql(table));
+    }
+
+    /** As {@link #storeResultAndCommitSql}, for the fenced completion of a CLAIM body's transaction. */
+    @Override
+    String completeAndCommitSql(String table) {
+      return andCommit(completeSql(table));
+    }
+
+    /** {@code update}, which must match exactly one row, then COMMIT; matching none fails with 22012 before it. */
+    private static String andCommit(String update) {
+      return "WITH completed AS (" + update + " RETURNING 1) SELECT 1 / COUNT(*) FROM completed; COMMIT";
     }
 
     @Override

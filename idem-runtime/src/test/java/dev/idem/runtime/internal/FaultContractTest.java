@@ -140,8 +140,9 @@ abstract class FaultContractTest extends DatabaseContract {
     });
   }
 
+  /** The completing UPDATE, alone or (PostgreSQL) carrying the commit, see {@link SqlDialect#completeAndCommitSql}. */
   private static boolean isCompletion(String sql) {
-    return sql.startsWith("UPDATE") && sql.contains("SET state = '" + SqlDialect.COMPLETED + "', result = ?, error_type"
+    return (sql.startsWith("UPDATE") || sql.startsWith("WITH completed AS (UPDATE")) && sql.contains("SET state = '" + SqlDialect.COMPLETED + "', result = ?, error_type"
         + " = ?");
   }
 

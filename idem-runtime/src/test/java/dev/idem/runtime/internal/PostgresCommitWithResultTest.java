@@ -9,7 +9,10 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 import dev.idem.runtime.IdemRuntime;
 import dev.idem.runtime.IdempotencyBrokenRecordException;
 import dev.idem.runtime.IdempotencyCommitUnknownException;
+import dev.idem.runtime.IdempotencyLeaseLostException;
 import dev.idem.runtime.IdempotencyListener;
+import dev.idem.runtime.IdempotencyOutcomeUnknownException;
+import dev.idem.runtime.IdempotencyRecord;
 import dev.idem.testing.CountingDataSource;
 import dev.idem.testing.DatabaseContract;
 import dev.idem.testing.RecordingListener;
@@ -21,6 +24,7 @@ import java.sql.PreparedStatement;
 import java.sql.ResultSet;
 import java.sql.SQLException;
 import java.sql.Statement;
+import java.time.Duration;
 import java.time.Instant;
 import java.util.List;
 import java.util.concurrent.CopyOnWriteArrayList;
@@ -35,7 +39,9 @@ import org.postgresql.core.TransactionState;
 /**
  * On PostgreSQL, a transactional command in a transaction idem owns sends its result's UPDATE and the COMMIT as one
  * statement: one round trip fewer, every record committed with its result, and a failing commit surfacing from that
- * statement with nothing cached or reported.
+ * statement with nothing cached or reported. A {@code CLAIM} command's fenced completion carries the commit of its
+ * body's transaction the same way, and a commit failing there follows CLAIM's fault rules (the outcome is unknown,
+ * recorded against the owner token, and the body never runs again).
  */
 @Timeout(30)
 class PostgresCommitWithResultTest extends DatabaseContract {
@@ -47,6 +53,11 @@ class PostgresCommitWithResultTest extends DatabaseContract {
       "test.Commits#pay");
   private static final CommandSpec<Void> CANCEL = CommandSpec.<Void>transactional("Commits.cancel",
       ResultType.VOID, null, 86_400_000L, new String[] {"requestId"}, new String[] {}, "test.Commits#cancel");
+
+  private static final CommandSpec<Receipt> CHARGE = CommandSpec.builder("Commits.charge", ResultType.of(Receipt.class))
+      .resultShape("shape-1").mode(dev.idem.Mode.CLAIM).lease(Duration.ofSeconds(30))
+      .onInFlight(dev.idem.InFlight.FAIL).retention(Duration.ofDays(1)).keyParts("requestId")
+      .payload("amount").build();
 
   /** The driver's transaction state at each {@code commit()} the runtime calls. */
   private final List<TransactionState> statesAtCommit = new CopyOnWriteArrayList<>();
@@ -89,6 +100,17 @@ class PostgresCommitWithResultTest extends DatabaseContract {
         insertPayment(requestId + "-" + i, refs.length == 0 ? null : refs[i]);
       }
       return new Receipt("p-" + requestId, amount);
+    });
+  }
+
+  private Receipt charge(String requestId, long amount, AtomicInteger calls, CommandBody<Void> more, int... refs) {
+    return IdemEngine.of(runtime).<Receipt>execute(CHARGE, new Object[] {requestId}, new Object[] {amount}, () -> {
+      calls.incrementAndGet();
+      for (int i = 0; i < Math.max(1, refs.length); i++) {
+        insertPayment(requestId + "-" + i, refs.length == 0 ? null : refs[i]);
+      }
+      more.run();
+      return new Receipt("c-" + requestId, amount);
     });
   }
 
@@ -197,6 +219,59 @@ class PostgresCommitWithResultTest extends DatabaseContract {
     });
     assertEquals(2, counted.counts().statements(), counted.counts().toString());
     assertEquals(List.of(TransactionState.OPEN), statesAtCommit, "no completing UPDATE to carry the commit");
+  }
+
+  @Test
+  void aClaimsCompletionCarriesTheCommitOfItsBodysTransaction() throws SQLException {
+    charge("warm-up", 1, new AtomicInteger(), () -> null);
+    counted.reset();
+    statesAtCommit.clear();
+
+    assertEquals(new Receipt("c-k1", 5), charge("k1", 5, new AtomicInteger(), () -> null));
+
+    CountingDataSource.Counts counts = counted.counts();
+    assertEquals(3, counts.statements(), "claim, the body's INSERT, the completion carrying the COMMIT: " + counts);
+    assertEquals(1, counts.autoCommitStatements(), "the claim, committed before the body: " + counts);
+    assertEquals(List.of(TransactionState.IDLE), statesAtCommit, "committed by the completion");
+    assertEquals(1, count("SELECT COUNT(*) FROM idem_record WHERE idem_key = 'k1' AND state = 'COMPLETED'"
+        + " AND owner_token IS NULL AND result IS NOT NULL"));
+    assertEquals(1, count("SELECT COUNT(*) FROM payments WHERE id = 'k1-0'"));
+    runtime.clearResultCache();
+    AtomicInteger again = new AtomicInteger();
+    assertEquals(new Receipt("c-k1", 5), charge("k1", 5, again, () -> null), "replayed from the table");
+    assertEquals(0, again.get());
+  }
+
+  @Test
+  void aClaimsCommitThatFailsIsRecordedAsUnknownAndTheBodyNeverRunsAgain() throws SQLException {
+    AtomicInteger calls = new AtomicInteger();
+    // Two rows with ref 1: the deferred unique constraint fails at the COMMIT the completion carries.
+    IdempotencyOutcomeUnknownException e = assertThrows(IdempotencyOutcomeUnknownException.class,
+        () -> charge("c1", 7, calls, () -> null, 1, 1));
+    assertTrue(e.recorded(), e.getMessage());
+    assertTrue(e.problem().contains("commit"), e.problem());
+    assertEquals("23505", assertInstanceOf(SQLException.class, e.getCause()).getSQLState(), "the commit's error");
+    assertEquals(0, count("SELECT COUNT(*) FROM payments"), "the COMMIT failed: the body's writes rolled back");
+    assertEquals(IdempotencyRecord.State.OUTCOME_UNKNOWN, runtime.inspect("Commits.charge", "c1").orElseThrow().state());
+    assertThrows(IdempotencyOutcomeUnknownException.class, () -> charge("c1", 7, calls, () -> null, 1, 2));
+    assertEquals(1, calls.get(), "never run again");
+    assertFalse(events.contains("completed c1"), events.toString());
+  }
+
+  @Test
+  void aClaimsCompletionThatLostItsLeaseFailsBeforeTheCommit() throws SQLException {
+    AtomicInteger calls = new AtomicInteger();
+    assertThrows(IdempotencyLeaseLostException.class, () -> charge("l1", 3, calls, () -> {
+      // Another caller took the lease over meanwhile (committed on a connection of its own).
+      try (Connection other = database.dataSource().getConnection(); Statement statement = other.createStatement()) {
+        statement.execute("UPDATE idem_record SET owner_token = 'someone-else' WHERE idem_key = 'l1'");
+      }
+      return null;
+    }));
+    assertEquals(0, count("SELECT COUNT(*) FROM payments"), "the body's writes never commit without their outcome");
+    assertEquals(1, count("SELECT COUNT(*) FROM idem_record WHERE idem_key = 'l1' AND state = 'IN_PROGRESS'"
+        + " AND owner_token = 'someone-else'"), "the new owner's claim stands");
+    assertFalse(events.contains("completed l1"), events.toString());
   }
 
   private long count(String sql) throws SQLException {

@@ -1,0 +1,590 @@
+package dev.idem.benchmarks.jmh;
+
+import com.zaxxer.hikari.HikariConfig;
+import com.zaxxer.hikari.HikariDataSource;
+import dev.idem.testing.TestDatabase;
+import java.io.ByteArrayOutputStream;
+import java.io.FilterInputStream;
+import java.io.FilterOutputStream;
+import java.io.IOException;
+import java.io.InputStream;
+import java.io.OutputStream;
+import java.lang.management.ManagementFactory;
+import java.lang.management.ThreadMXBean;
+import java.net.Socket;
+import java.nio.charset.StandardCharsets;
+import java.sql.Connection;
+import java.sql.ResultSet;
+import java.sql.SQLException;
+import java.sql.Statement;
+import java.util.ArrayList;
+import java.util.Arrays;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.concurrent.atomic.AtomicLong;
+import java.util.function.IntConsumer;
+import javax.net.SocketFactory;
+
+/**
+ * A diagnostic, not a benchmark: what each operation really sends to PostgreSQL or MariaDB. Every pooled connection
+ * goes through a counting socket (the drivers' {@code socketFactory} option), which decodes the client's protocol
+ * messages (PostgreSQL: Parse/Bind/Execute/Sync…, with the prepared statement's name; MariaDB: COM_QUERY and
+ * friends) and counts round trips (a read after a write). Per operation it also reports the server's log volume
+ * (PostgreSQL WAL bytes, InnoDB redo bytes) and the calling thread's CPU time, and a short interleaved latency ratio
+ * against the hand-written pattern on one thread. Run with {@code java -cp … dev.idem.benchmarks.jmh.WireProbe
+ * postgresql|mariadb [calls]}.
+ */
+public final class WireProbe {
+
+  static final AtomicLong roundTrips = new AtomicLong();
+  static final AtomicLong bytesOut = new AtomicLong();
+  static final AtomicLong bytesIn = new AtomicLong();
+  static volatile boolean recording;
+  static final List<String> messages = new ArrayList<>();
+
+  private WireProbe() {}
+
+  public static void main(String[] args) throws Exception {
+    TestDatabase database = TestDatabase.valueOf(args[0].toUpperCase());
+    int calls = args.length > 1 ? Integer.parseInt(args[1]) : 200;
+    try (BenchDatabase bench = BenchDatabase.open(database)) {
+      String url = bench.url() + (bench.url().contains("?") ? "&" : "?") + "socketFactory="
+          + CountingSocketFactory.class.getName();
+      HikariConfig config = new HikariConfig();
+      config.setJdbcUrl(url);
+      config.setUsername(database == TestDatabase.POSTGRESQL ? "postgres" : "root");
+      config.setPassword("");
+      config.setMaximumPoolSize(BenchDatabase.POOL_SIZE);
+      config.setMinimumIdle(BenchDatabase.POOL_SIZE);
+      try (HikariDataSource pool = new HikariDataSource(config)) {
+        Operations operations = new Operations(database, pool);
+        operations.createSchema();
+        Map<String, IntConsumer> variants = new LinkedHashMap<>();
+        variants.put("handWritten", i -> call(() -> operations.handWritten(key("h", i), order(1, i))));
+        variants.put("idemTransactional", i -> call(() -> operations.idemTransactional(key("r", i), order(2, i))));
+        variants.put("idemVoid", i -> call(() -> operations.idemTransactionalVoid(key("v", i), order(3, i))));
+        variants.put("idemClaim", i -> call(() -> operations.idemClaim(key("c", i), order(4, i))));
+        variants.put("plain", i -> call(() -> operations.plain(order(5, i))));
+        variants.put("handPlusUpdate", i -> call(() -> handWrittenPlusUpdate(pool, database, key("u", i), order(7, i))));
+        variants.put("handClaimFloor", i -> call(() -> claimThenWork(pool, database, key("f", i), order(6, i))));
+        ThreadMXBean threads = ManagementFactory.getThreadMXBean();
+        int warmUp = Integer.getInteger("probe.warmUp", 1500);
+        for (int round = 0; round < 3; round++) {
+          for (Map.Entry<String, IntConsumer> variant : variants.entrySet()) {
+            for (int i = 0; i < warmUp / 3; i++) {
+              variant.getValue().accept(10_000_000 + round * 1_000_000 + i); // server-side prepares, JIT
+            }
+          }
+        }
+        String concurrent = System.getProperty("probe.concurrent");
+        if (concurrent != null) {
+          concurrentPhases(pool, database, variants, concurrent.split(","));
+          return;
+        }
+        String profiled = System.getProperty("probe.profile");
+        if (profiled != null) {
+          // For a profiler attached to this JVM: only the named variants, in turn, for probe.seconds.
+          long end = System.nanoTime() + Long.getLong("probe.seconds", 30) * 1_000_000_000L;
+          int i = 50_000_000;
+          while (System.nanoTime() < end) {
+            for (String name : profiled.split(",")) {
+              for (int n = 0; n < 50; n++) {
+                variants.get(name).accept(i++);
+              }
+            }
+          }
+          return;
+        }
+        // Not from the pool: the thread's warm pooled connection (server-side prepared statements) stays its own.
+        try (Connection admin = java.sql.DriverManager.getConnection(bench.url(),
+            database == TestDatabase.POSTGRESQL ? "postgres" : "root", "")) {
+          for (Map.Entry<String, IntConsumer> variant : variants.entrySet()) {
+            analyze(admin, database);
+            // One traced call.
+            synchronized (messages) {
+              messages.clear();
+            }
+            long rt0 = roundTrips.get();
+            long out0 = bytesOut.get();
+            long in0 = bytesIn.get();
+            recording = true;
+            variant.getValue().accept(20);
+            recording = false;
+            System.out.printf("%n=== %s on %s: %d round trips, %d bytes out, %d bytes in (one call)%n",
+                variant.getKey(), database, roundTrips.get() - rt0, bytesOut.get() - out0, bytesIn.get() - in0);
+            synchronized (messages) {
+              messages.forEach(m -> System.out.println("  " + m));
+            }
+            // Log volume and CPU per call over many calls.
+            long log0 = logPosition(admin, database);
+            long cpu0 = threads.getCurrentThreadCpuTime();
+            rt0 = roundTrips.get();
+            for (int i = 0; i < calls; i++) {
+              variant.getValue().accept(1000 + i);
+            }
+            long cpu = threads.getCurrentThreadCpuTime() - cpu0;
+            long log = logPosition(admin, database) - log0;
+            System.out.printf("  per call over %d calls: %.1f round trips, %.0f log bytes, %.1f us client CPU%n",
+                calls, (roundTrips.get() - rt0) / (double) calls, log / (double) calls, cpu / 1000.0 / calls);
+          }
+        }
+        // Interleaved latency ratios on one thread: blocks of each variant in turn, median per-block ratio.
+        int blocks = Integer.getInteger("probe.blocks", 15);
+        int perBlock = Integer.getInteger("probe.perBlock", 60);
+        Map<String, double[]> ratios = new LinkedHashMap<>();
+        int next = 100_000;
+        for (int b = 0; b < blocks; b++) {
+          Map<String, Long> nanos = new LinkedHashMap<>();
+          for (Map.Entry<String, IntConsumer> variant : variants.entrySet()) {
+            long start = System.nanoTime();
+            for (int i = 0; i < perBlock; i++) {
+              variant.getValue().accept(next++);
+            }
+            nanos.put(variant.getKey(), System.nanoTime() - start);
+          }
+          long base = nanos.get("handWritten");
+          for (Map.Entry<String, Long> e : nanos.entrySet()) {
+            ratios.computeIfAbsent(e.getKey(), k -> new double[blocks])[b] = base / (double) e.getValue();
+          }
+        }
+        System.out.println("\n=== throughput ratio to handWritten, 1 thread, " + blocks + " interleaved blocks of "
+            + perBlock + " calls: median [min..max]");
+        for (Map.Entry<String, double[]> e : ratios.entrySet()) {
+          double[] r = e.getValue().clone();
+          Arrays.sort(r);
+          System.out.printf("  %-20s %.3f [%.3f..%.3f]%n", e.getKey(), r[r.length / 2], r[0], r[r.length - 1]);
+        }
+      }
+    }
+  }
+
+  /**
+   * {@code probe.threads} threads run the named variants in phases of {@code probe.phaseMillis}, all threads on the
+   * same variant at a time, variants in turn for {@code probe.rounds} rounds; per phase the calls completed, and the
+   * wait events of the server's active backends sampled every 5 ms (PostgreSQL: pg_stat_activity of this database).
+   * Prints per variant the median throughput ratio to the first variant over the rounds, and the wait events.
+   */
+  private static void concurrentPhases(javax.sql.DataSource pool, TestDatabase database,
+      Map<String, IntConsumer> variants, String[] names) throws Exception {
+    int threads = Integer.getInteger("probe.threads", 8);
+    long phaseNanos = Long.getLong("probe.phaseMillis", 1500) * 1_000_000L;
+    int rounds = Integer.getInteger("probe.rounds", 8);
+    AtomicLong ids = new AtomicLong(200_000_000L);
+    Map<String, double[]> rates = new LinkedHashMap<>();
+    Map<String, Map<String, Integer>> waits = new LinkedHashMap<>();
+    try (Connection sampler = java.sql.DriverManager.getConnection(TestDatabase.POSTGRESQL == database
+        ? "jdbc:postgresql://127.0.0.1:5432/test" : "jdbc:mariadb://127.0.0.1:3306/test",
+        database == TestDatabase.POSTGRESQL ? "postgres" : "root", "")) {
+      for (int round = 0; round < rounds; round++) {
+        for (String name : names) {
+          IntConsumer variant = variants.get(name);
+          AtomicLong done = new AtomicLong();
+          long end = System.nanoTime() + phaseNanos;
+          List<Thread> workers = new ArrayList<>();
+          for (int t = 0; t < threads; t++) {
+            Thread worker = new Thread(() -> {
+              while (System.nanoTime() < end) {
+                variant.accept((int) ids.incrementAndGet());
+                done.incrementAndGet();
+              }
+            });
+            worker.start();
+            workers.add(worker);
+          }
+          long start = System.nanoTime();
+          Map<String, Integer> seen = waits.computeIfAbsent(name, k -> new java.util.TreeMap<>());
+          while (System.nanoTime() < end - 50_000_000L) {
+            if (database == TestDatabase.POSTGRESQL && round > 0) {
+              try (Statement statement = sampler.createStatement(); ResultSet rs = statement.executeQuery(
+                  "SELECT coalesce(wait_event_type, 'CPU') || ':' || coalesce(wait_event, '-') FROM"
+                      + " pg_stat_activity WHERE state = 'active' AND pid <> pg_backend_pid()"
+                      + " AND backend_type = 'client backend' AND (query LIKE '%idem_record%'"
+                      + " OR query LIKE '%orders%' OR query LIKE '%request_keys%' OR query = 'COMMIT'"
+                      + " OR query LIKE '%COMMIT')")) {
+                while (rs.next()) {
+                  seen.merge(rs.getString(1), 1, Integer::sum);
+                }
+              }
+            }
+            if (database == TestDatabase.MARIADB && round > 0) {
+              try (Statement statement = sampler.createStatement(); ResultSet rs = statement.executeQuery(
+                  "SELECT concat(coalesce(state, '-'), ':', substr(coalesce(info, '-'), 1, 12)) FROM"
+                      + " information_schema.processlist WHERE db LIKE 'idem_b_%' AND command = 'Query'"
+                      + " AND id <> connection_id()")) {
+                while (rs.next()) {
+                  seen.merge(rs.getString(1), 1, Integer::sum);
+                }
+              }
+            }
+            Thread.sleep(5);
+          }
+          for (Thread worker : workers) {
+            worker.join();
+          }
+          double rate = done.get() / ((System.nanoTime() - start) / 1e9);
+          if (round > 0) { // the first round warms up
+            rates.computeIfAbsent(name, k -> new double[rounds - 1])[round - 1] = rate;
+          }
+        }
+      }
+    }
+    System.out.println("=== " + threads + " threads, " + (rounds - 1) + " rounds of " + phaseNanos / 1_000_000
+        + " ms phases: ops/s median, ratio to " + names[0] + " median [min..max]");
+    double[] base = rates.get(names[0]);
+    for (String name : names) {
+      double[] r = rates.get(name);
+      double[] ratio = new double[r.length];
+      for (int i = 0; i < r.length; i++) {
+        ratio[i] = r[i] / base[i];
+      }
+      double[] sortedRates = r.clone();
+      Arrays.sort(sortedRates);
+      Arrays.sort(ratio);
+      System.out.printf("  %-20s %8.0f ops/s  ratio %.3f [%.3f..%.3f]  waits %s%n", name,
+          sortedRates[r.length / 2], ratio[r.length / 2], ratio[0], ratio[r.length - 1], waits.get(name));
+    }
+  }
+
+  /**
+   * The floor of a claim that commits before its work, written by hand: the key inserted in auto-commit mode (its
+   * own commit), then the business write and the key's completion in a second transaction (the second commit).
+   */
+  private static void claimThenWork(javax.sql.DataSource pool, TestDatabase database, String key,
+      BenchOrders.PlaceOrder order) throws SQLException {
+    String claim = database == TestDatabase.POSTGRESQL
+        ? "INSERT INTO request_keys (request_key, order_id, total_cents, created_at) VALUES (?, 0, 0, ?)"
+            + " ON CONFLICT DO NOTHING"
+        : "INSERT IGNORE INTO request_keys (request_key, order_id, total_cents, created_at) VALUES (?, 0, 0, ?)";
+    try (Connection connection = pool.getConnection()) {
+      try (java.sql.PreparedStatement insert = connection.prepareStatement(claim)) {
+        insert.setString(1, key);
+        insert.setLong(2, System.currentTimeMillis());
+        if (insert.executeUpdate() != 1) {
+          throw new IllegalStateException("duplicate " + key);
+        }
+      }
+      connection.setAutoCommit(false);
+      try {
+        OrderRows.insert(connection, order);
+        try (java.sql.PreparedStatement complete = connection.prepareStatement(
+            "UPDATE request_keys SET order_id = ?, total_cents = ? WHERE request_key = ?")) {
+          complete.setLong(1, order.orderId());
+          complete.setLong(2, order.totalCents());
+          complete.setString(3, key);
+          complete.executeUpdate();
+        }
+        connection.commit();
+      } catch (SQLException | RuntimeException e) {
+        connection.rollback();
+        throw e;
+      } finally {
+        connection.setAutoCommit(true);
+      }
+    }
+  }
+
+  /**
+   * The hand-written pattern plus one UPDATE of the key's row in the same transaction: what MariaDB's PENDING claim
+   * and its completing UPDATE cost over a claim that is complete on insert, measured on the lean table.
+   */
+  private static void handWrittenPlusUpdate(javax.sql.DataSource pool, TestDatabase database, String key,
+      BenchOrders.PlaceOrder order) throws SQLException {
+    String claim = database == TestDatabase.POSTGRESQL
+        ? "INSERT INTO request_keys (request_key, order_id, total_cents, created_at) VALUES (?, ?, ?, ?)"
+            + " ON CONFLICT DO NOTHING"
+        : "INSERT IGNORE INTO request_keys (request_key, order_id, total_cents, created_at) VALUES (?, ?, ?, ?)";
+    try (Connection connection = pool.getConnection()) {
+      connection.setAutoCommit(false);
+      try {
+        try (java.sql.PreparedStatement insert = connection.prepareStatement(claim)) {
+          insert.setString(1, key);
+          insert.setLong(2, order.orderId());
+          insert.setLong(3, order.totalCents());
+          insert.setLong(4, System.currentTimeMillis());
+          if (insert.executeUpdate() != 1) {
+            throw new IllegalStateException("duplicate " + key);
+          }
+        }
+        OrderRows.insert(connection, order);
+        try (java.sql.PreparedStatement complete = connection.prepareStatement(
+            "UPDATE request_keys SET created_at = ? WHERE request_key = ?")) {
+          complete.setLong(1, System.currentTimeMillis());
+          complete.setString(2, key);
+          complete.executeUpdate();
+        }
+        connection.commit();
+      } catch (SQLException | RuntimeException e) {
+        connection.rollback();
+        throw e;
+      } finally {
+        connection.setAutoCommit(true);
+      }
+    }
+  }
+
+  private static String key(String prefix, int i) {
+    return prefix + "-" + i;
+  }
+
+  private static BenchOrders.PlaceOrder order(int variant, int i) {
+    return Operations.order(variant * 1_000_000_000L + i);
+  }
+
+  interface Call {
+    void run() throws Exception;
+  }
+
+  private static void call(Call call) {
+    try {
+      call.run();
+    } catch (Exception e) {
+      throw new IllegalStateException(e);
+    }
+  }
+
+  private static void analyze(Connection admin, TestDatabase database) throws SQLException {
+    try (Statement statement = admin.createStatement()) {
+      if (database == TestDatabase.POSTGRESQL) {
+        statement.execute("ANALYZE");
+      } else {
+        statement.execute("ANALYZE TABLE idem_record, orders, request_keys");
+      }
+    }
+  }
+
+  private static long logPosition(Connection admin, TestDatabase database) throws SQLException {
+    try (Statement statement = admin.createStatement()) {
+      if (database == TestDatabase.POSTGRESQL) {
+        try (ResultSet rs = statement.executeQuery("SELECT pg_current_wal_lsn() - '0/0'::pg_lsn")) {
+          rs.next();
+          return rs.getLong(1);
+        }
+      }
+      try (ResultSet rs = statement.executeQuery("SHOW GLOBAL STATUS LIKE 'Innodb_lsn_current'")) {
+        rs.next();
+        return rs.getLong(2);
+      }
+    }
+  }
+
+  /** For the drivers' {@code socketFactory} option: unconnected sockets that count and decode what they carry. */
+  public static final class CountingSocketFactory extends SocketFactory {
+    public CountingSocketFactory() {}
+
+    public CountingSocketFactory(String ignored) {}
+
+    @Override
+    public Socket createSocket() {
+      return new CountingSocket();
+    }
+
+    @Override
+    public Socket createSocket(String host, int port) throws IOException {
+      Socket socket = new CountingSocket();
+      socket.connect(new java.net.InetSocketAddress(host, port));
+      return socket;
+    }
+
+    @Override
+    public Socket createSocket(String host, int port, java.net.InetAddress localHost, int localPort)
+        throws IOException {
+      return createSocket(host, port);
+    }
+
+    @Override
+    public Socket createSocket(java.net.InetAddress host, int port) throws IOException {
+      return createSocket(host.getHostAddress(), port);
+    }
+
+    @Override
+    public Socket createSocket(java.net.InetAddress address, int port, java.net.InetAddress localAddress,
+        int localPort) throws IOException {
+      return createSocket(address.getHostAddress(), port);
+    }
+  }
+
+  static final class CountingSocket extends Socket {
+    private boolean wroteSinceRead;
+    private InputStream in;
+    private OutputStream out;
+    private final ByteArrayOutputStream pending = new ByteArrayOutputStream();
+    private boolean postgresTyped;
+    private int port;
+
+    @Override
+    public void connect(java.net.SocketAddress endpoint, int timeout) throws IOException {
+      super.connect(endpoint, timeout);
+      port = ((java.net.InetSocketAddress) endpoint).getPort();
+    }
+
+    @Override
+    public synchronized InputStream getInputStream() throws IOException {
+      if (in == null) {
+        in = new FilterInputStream(super.getInputStream()) {
+          @Override
+          public int read() throws IOException {
+            int b = super.read();
+            counted(b < 0 ? 0 : 1);
+            return b;
+          }
+
+          @Override
+          public int read(byte[] buffer, int offset, int length) throws IOException {
+            int n = super.read(buffer, offset, length);
+            counted(Math.max(n, 0));
+            return n;
+          }
+        };
+      }
+      return in;
+    }
+
+    @Override
+    public synchronized OutputStream getOutputStream() throws IOException {
+      if (out == null) {
+        out = new FilterOutputStream(super.getOutputStream()) {
+          @Override
+          public void write(byte[] buffer, int offset, int length) throws IOException {
+            sent(buffer, offset, length);
+            out.write(buffer, offset, length);
+          }
+
+          @Override
+          public void write(int b) throws IOException {
+            sent(new byte[] {(byte) b}, 0, 1);
+            out.write(b);
+          }
+        };
+      }
+      return out;
+    }
+
+    private void counted(int n) {
+      bytesIn.addAndGet(n);
+      if (wroteSinceRead && n > 0) {
+        wroteSinceRead = false;
+        roundTrips.incrementAndGet();
+      }
+    }
+
+    private void sent(byte[] buffer, int offset, int length) {
+      bytesOut.addAndGet(length);
+      wroteSinceRead = true;
+      pending.write(buffer, offset, length);
+      decode();
+    }
+
+    private void decode() {
+      byte[] data = pending.toByteArray();
+      int at = 0;
+      while (true) {
+        int used = port == 5432 ? postgresMessage(data, at) : mariaDbPacket(data, at);
+        if (used <= 0) {
+          break;
+        }
+        at += used;
+      }
+      pending.reset();
+      pending.write(data, at, data.length - at);
+    }
+
+    private int postgresMessage(byte[] data, int at) {
+      if (!postgresTyped) {
+        if (data.length - at < 4) {
+          return 0;
+        }
+        int length = int32(data, at);
+        if (data.length - at < length) {
+          return 0;
+        }
+        int code = length >= 8 ? int32(data, at + 4) : 0;
+        if (code != 80877103 && code != 80877104) {
+          postgresTyped = true; // the startup message; typed messages follow
+        }
+        return length;
+      }
+      if (data.length - at < 5) {
+        return 0;
+      }
+      char type = (char) data[at];
+      int length = int32(data, at + 1);
+      if (data.length - at < 1 + length) {
+        return 0;
+      }
+      if (recording) {
+        int body = at + 5;
+        String text;
+        switch (type) {
+          case 'P' -> {
+            String name = cString(data, body);
+            String query = cString(data, body + name.getBytes(StandardCharsets.UTF_8).length + 1);
+            text = "Parse stmt=" + (name.isEmpty() ? "unnamed" : name) + " " + abbreviate(query);
+          }
+          case 'B' -> {
+            String portal = cString(data, body);
+            String name = cString(data, body + portal.getBytes(StandardCharsets.UTF_8).length + 1);
+            text = "Bind stmt=" + (name.isEmpty() ? "unnamed" : name);
+          }
+          case 'Q' -> text = "Query " + abbreviate(cString(data, body));
+          case 'E' -> text = "Execute";
+          case 'S' -> text = "Sync";
+          case 'D' -> text = "Describe";
+          case 'C' -> text = "Close";
+          case 'H' -> text = "Flush";
+          default -> text = "msg " + type;
+        }
+        note(text);
+      }
+      return 1 + length;
+    }
+
+    private int mariaDbPacket(byte[] data, int at) {
+      if (data.length - at < 4) {
+        return 0;
+      }
+      int length = (data[at] & 0xff) | (data[at + 1] & 0xff) << 8 | (data[at + 2] & 0xff) << 16;
+      if (data.length - at < 4 + length) {
+        return 0;
+      }
+      int sequence = data[at + 3] & 0xff;
+      if (recording && sequence == 0 && length > 0) {
+        int command = data[at + 4] & 0xff;
+        String text = switch (command) {
+          case 0x03 -> "COM_QUERY " + abbreviate(new String(data, at + 5, length - 1, StandardCharsets.UTF_8));
+          case 0x16 -> "COM_STMT_PREPARE " + abbreviate(new String(data, at + 5, length - 1, StandardCharsets.UTF_8));
+          case 0x17 -> "COM_STMT_EXECUTE";
+          case 0x19 -> "COM_STMT_CLOSE";
+          case 0x1f -> "COM_RESET_CONNECTION";
+          case 0x0e -> "COM_PING";
+          default -> "COM 0x" + Integer.toHexString(command);
+        };
+        note(text);
+      }
+      return 4 + length;
+    }
+
+    private void note(String text) {
+      synchronized (messages) {
+        messages.add((wroteSinceRead ? "" : "") + "[rt " + roundTrips.get() + "] " + text);
+      }
+    }
+
+    private static String abbreviate(String sql) {
+      String flat = sql.replaceAll("\\s+", " ").replaceAll("[\\x00-\\x1f]", "?");
+      return flat.length() > 150 ? flat.substring(0, 150) + "…" : flat;
+    }
+
+    private static int int32(byte[] data, int at) {
+      return (data[at] & 0xff) << 24 | (data[at + 1] & 0xff) << 16 | (data[at + 2] & 0xff) << 8 | (data[at + 3] & 0xff);
+    }
+
+    private static String cString(byte[] data, int at) {
+      int end = at;
+      while (end < data.length && data[end] != 0) {
+        end++;
+      }
+      return new String(data, at, end - at, StandardCharsets.UTF_8);
+    }
+  }
+}
