@@ -27,6 +27,13 @@ import javax.tools.ToolProvider;
  * <p>Two more variants split that difference: {@code -proc:none} over the same sources plus the wrappers generated
  * beforehand shows what compiling the generated code costs, and a processor that does nothing shows what javac's
  * annotation processing costs by itself; the rest is idem's own work (and the extra round its output causes).
+ *
+ * <p>Every variant gets what a user's build has (README "Setup"), not this module's class path: the class path is
+ * the annotations and the runtime with its dependencies ({@link #USER_CLASS_PATH}), the processor path is
+ * idem-processor and its dependencies ({@link #USER_PROCESSOR_PATH}). A longer class path slows every package
+ * lookup, the baseline's included, and so hides part of the processor's share. Each compile's wall time and the
+ * calling thread's CPU time are recorded: javac in-process runs on that thread, and its CPU time is much less
+ * sensitive than wall time to the other load on a shared machine.
  */
 public final class CompileBenchmark {
 
