@@ -63,10 +63,12 @@ final class CommandValidator {
   private final ScopeRegistry scopes;
   private final BatchValidator batches;
   private final CodecTypeReader codec;
+  private final JdkTypes jdk;
 
   CommandValidator(ProcessingEnvironment env, ScopeRegistry scopes) {
     this.elements = env.getElementUtils();
     this.types = env.getTypeUtils();
+    this.jdk = new JdkTypes(elements, types);
     this.codec = new CodecTypeReader(elements, types);
     this.scopes = scopes;
     this.batches = new BatchValidator(env);
@@ -329,8 +331,8 @@ final class CommandValidator {
   }
 
   private boolean isSubtypeOf(TypeMirror type, String qualifiedName) {
-    TypeElement supertype = elements.getTypeElement(qualifiedName);
-    return supertype != null && types.isSubtype(type, supertype.asType());
+    // Both supertypes asked for (RuntimeException, Error) are not generic: the erasure is the type itself.
+    return jdk.erasure(qualifiedName).filter(supertype -> types.isSubtype(type, supertype)).isPresent();
   }
 
   private String scopeOf(ExecutableElement method, AnnotationMirror command, ValidationReport report) {
@@ -474,8 +476,8 @@ final class CommandValidator {
     }
     TypeMirror erasure = types.erasure(type);
     for (Map.Entry<String, String> forbidden : NOT_STORABLE.entrySet()) {
-      TypeElement forbiddenType = elements.getTypeElement(forbidden.getKey());
-      if (forbiddenType != null && types.isAssignable(erasure, types.erasure(forbiddenType.asType()))) {
+      Optional<TypeMirror> forbiddenType = jdk.erasure(forbidden.getKey());
+      if (forbiddenType.isPresent() && types.isAssignable(erasure, forbiddenType.get())) {
         return forbidden.getValue();
       }
     }

@@ -28,6 +28,8 @@ final class ServiceValidator {
   private final Types types;
   private final CommandValidator commands;
   private final TransitionValidator transitions;
+  /** Object's overridable methods, read once: a class-file type whose symbols javac keeps across rounds. */
+  private List<ExecutableElement> objectMethods;
 
   ServiceValidator(ProcessingEnvironment env, ScopeRegistry scopes) {
     this.elements = env.getElementUtils();
@@ -240,10 +242,12 @@ final class ServiceValidator {
 
   /** An interface may redeclare equals, hashCode or toString; the generated class inherits them from Object. */
   private boolean isObjectMethod(ExecutableElement method) {
-    TypeElement object = elements.getTypeElement("java.lang.Object");
-    return ElementFilter.methodsIn(object.getEnclosedElements()).stream()
+    if (objectMethods == null) {
+      objectMethods = ElementFilter.methodsIn(elements.getTypeElement("java.lang.Object").getEnclosedElements())
+          .stream().filter(objectMethod -> !objectMethod.getModifiers().contains(Modifier.FINAL)).toList();
+    }
+    return objectMethods.stream()
         .anyMatch(objectMethod -> objectMethod.getSimpleName().equals(method.getSimpleName())
-            && !objectMethod.getModifiers().contains(Modifier.FINAL)
             && elements.overrides(method, objectMethod, (TypeElement) method.getEnclosingElement()));
   }
 }

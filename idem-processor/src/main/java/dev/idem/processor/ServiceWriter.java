@@ -28,6 +28,7 @@ import java.util.Locale;
 import java.util.Map;
 import java.util.Objects;
 import java.util.Set;
+import java.util.regex.Pattern;
 import java.util.stream.Collectors;
 import javax.annotation.processing.Filer;
 import javax.annotation.processing.Messager;
@@ -49,6 +50,8 @@ final class ServiceWriter extends SourceFileGenerator<ServiceModel> {
   /** The field holding the runtime's engine, the door generated code goes through. */
   static final String ENGINE = "idem";
   private static final String NO_PAYLOAD = "NO_PAYLOAD";
+  /** Compiled once: String.replaceAll compiles its pattern on every call, and this runs for every constant. */
+  private static final Pattern WORD_BOUNDARY = Pattern.compile("([a-z0-9])([A-Z])");
 
   /** The qualifier nested in a generated class that has a delegate, where a DI API is on the class path. */
   static final String DELEGATE_QUALIFIER = "Delegate";
@@ -283,7 +286,7 @@ final class ServiceWriter extends SourceFileGenerator<ServiceModel> {
 
   /** {@code CardDeclinedException} → {@code CARD_DECLINED_EXCEPTION}. */
   private static String constantName(String name) {
-    return name.replaceAll("([a-z0-9])([A-Z])", "$1_$2").toUpperCase(Locale.ROOT);
+    return WORD_BOUNDARY.matcher(name).replaceAll("$1_$2").toUpperCase(Locale.ROOT);
   }
 
   /** {@code name}, or {@code name_2}, {@code name_3}... (overloads, parameters) if taken; taken from then on. */

@@ -1,7 +1,11 @@
 package dev.idem.benchmarks.compile;
 
+import java.io.File;
 import java.io.IOException;
 import java.io.StringWriter;
+import java.lang.management.ManagementFactory;
+import java.lang.management.ThreadMXBean;
+import java.net.URISyntaxException;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.ArrayList;
@@ -23,14 +27,52 @@ import javax.tools.ToolProvider;
  * <p>Two more variants split that difference: {@code -proc:none} over the same sources plus the wrappers generated
  * beforehand shows what compiling the generated code costs, and a processor that does nothing shows what javac's
  * annotation processing costs by itself; the rest is idem's own work (and the extra round its output causes).
+ *
+ * <p>Every variant gets what a user's build has (README "Setup"), not this module's class path: the class path is
+ * the annotations and the runtime with its dependencies ({@link #USER_CLASS_PATH}), the processor path is
+ * idem-processor and its dependencies ({@link #USER_PROCESSOR_PATH}). A longer class path slows every package
+ * lookup, the baseline's included, and so hides part of the processor's share. Each compile's wall time and the
+ * calling thread's CPU time are recorded: javac in-process runs on that thread, and its CPU time is much less
+ * sensitive than wall time to the other load on a shared machine.
  */
 public final class CompileBenchmark {
 
-  /** The outcome: wall times in milliseconds per repetition, in run order. */
+  /**
+   * The outcome: wall times and the compiling thread's CPU times in milliseconds per repetition, in run order, and
+   * the jars (file names) on the class path and the processor path that every variant used.
+   */
   public record Result(boolean genericResults, int interfaces, int methodsPerInterface, int warmUps,
       List<Double> withoutProcessorMillis,
       List<Double> withProcessorMillis, List<Double> pregeneratedMillis, List<Double> noOpProcessorMillis,
-      int generatedFiles) {
+      int generatedFiles,
+      List<Double> withoutProcessorCpuMillis, List<Double> withProcessorCpuMillis,
+      List<Double> pregeneratedCpuMillis, List<Double> noOpProcessorCpuMillis,
+      List<String> classPath, List<String> processorPath) {
+
+    public double medianWithoutCpu() {
+      return median(withoutProcessorCpuMillis);
+    }
+
+    public double medianWithCpu() {
+      return median(withProcessorCpuMillis);
+    }
+
+    public double medianPregeneratedCpu() {
+      return median(pregeneratedCpuMillis);
+    }
+
+    public double medianNoOpProcessorCpu() {
+      return median(noOpProcessorCpuMillis);
+    }
+
+    /** Ratio of each repetition's pair of CPU times (with / without). */
+    public List<Double> pairCpuRatios() {
+      List<Double> ratios = new ArrayList<>();
+      for (int i = 0; i < withProcessorCpuMillis.size(); i++) {
+        ratios.add(withProcessorCpuMillis.get(i) / withoutProcessorCpuMillis.get(i));
+      }
+      return ratios;
+    }
 
     public double medianPregenerated() {
       return median(pregeneratedMillis);
@@ -66,6 +108,20 @@ public final class CompileBenchmark {
 
   private static final String IDEM_PROCESSOR = "dev.idem.processor.IdemProcessor";
 
+  /**
+   * What a user's build puts on javac's class path (README "Setup"): the annotations and the runtime with its own
+   * dependencies (Jackson). Their own code is the source tree.
+   */
+  static final List<String> USER_CLASS_PATH = List.of("idem-annotations", "idem-runtime", "jackson-databind",
+      "jackson-annotations", "jackson-core", "jackson-datatype-jdk8", "jackson-datatype-jsr310",
+      "jackson-module-parameter-names");
+
+  /** What Maven's annotationProcessorPaths resolves for idem-processor: the processor and its runtime dependencies. */
+  static final List<String> USER_PROCESSOR_PATH = List.of("idem-processor", "idem-annotations", "javapoet",
+      "jakarta.persistence-api");
+
+  private static final ThreadMXBean THREADS = ManagementFactory.getThreadMXBean();
+
   private CompileBenchmark() {}
 
   /**
@@ -86,6 +142,11 @@ public final class CompileBenchmark {
               + " ratio of medians %.3f, pairs %s%n", genericResults ? "generic" : "record", r.medianWith(),
           r.medianWithout(), r.medianPregenerated(), r.medianNoOpProcessor(), r.medianWith() / r.medianWithout(),
           r.pairRatios().stream().map(x -> String.format("%.2f", x)).toList());
+      System.out.printf("%s results, CPU: with %.0f ms, without %.0f ms, pregenerated %.0f ms, no-op processor"
+              + " %.0f ms; ratio of medians %.3f, pairs %s%n", genericResults ? "generic" : "record",
+          r.medianWithCpu(), r.medianWithoutCpu(), r.medianPregeneratedCpu(), r.medianNoOpProcessorCpu(),
+          r.medianWithCpu() / r.medianWithoutCpu(),
+          r.pairCpuRatios().stream().map(x -> String.format("%.2f", x)).toList());
     }
   }
 
@@ -102,58 +163,118 @@ public final class CompileBenchmark {
     Path root = Files.createTempDirectory("idem-compile-bench");
     try {
       List<Path> sources = SourceTree.write(root.resolve("src"), interfaces, methods, genericResults);
-      String classPath = System.getProperty("java.class.path");
+      List<Path> available = Stream.of(System.getProperty("java.class.path").split(File.pathSeparator))
+          .map(Path::of).toList();
+      List<Path> classPathEntries = pick(available, USER_CLASS_PATH);
+      List<Path> processorPathEntries = pick(available, USER_PROCESSOR_PATH);
+      String classPath = join(classPathEntries);
+      String idemProcessorPath = join(processorPathEntries);
+      // The no-op processor needs its own class: the same jars plus the benchmark's classes, so that it opens the
+      // same processor path as idem does (javac's class loader, ServiceLoader lookups) and only the work differs.
+      String noOpProcessorPath = idemProcessorPath + File.pathSeparator + location(NoOpProcessor.class);
       // The wrappers, generated once, for the third variant.
       Path pregeneration = root.resolve("pregeneration");
-      compile(javac, sources, classPath, pregeneration, IDEM_PROCESSOR);
+      compile(javac, sources, classPath, pregeneration, IDEM_PROCESSOR, idemProcessorPath, new double[1]);
       List<Path> withWrappers = new ArrayList<>(sources);
       withWrappers.addAll(javaFiles(pregeneration.resolve("generated")));
       int generated = withWrappers.size() - sources.size();
 
       List<List<Double>> millis = List.of(new ArrayList<>(), new ArrayList<>(), new ArrayList<>(), new ArrayList<>());
+      List<List<Double>> cpuMillis =
+          List.of(new ArrayList<>(), new ArrayList<>(), new ArrayList<>(), new ArrayList<>());
+      double[] cpu = new double[1];
       for (int i = 0; i < warmUps + repetitions; i++) {
         // Rotate the order so that no variant always runs on the JIT or GC state another left behind.
         for (int k = 0; k < 4; k++) {
           int variant = (i + k) % 4;
           Path out = root.resolve("out-" + i + "-" + variant);
           double took = switch (variant) {
-            case 0 -> compile(javac, sources, classPath, out, null);
-            case 1 -> compile(javac, sources, classPath, out, IDEM_PROCESSOR);
-            case 2 -> compile(javac, withWrappers, classPath, out, null);
-            default -> compile(javac, sources, classPath, out, NoOpProcessor.class.getName());
+            case 0 -> compile(javac, sources, classPath, out, null, null, cpu);
+            case 1 -> compile(javac, sources, classPath, out, IDEM_PROCESSOR, idemProcessorPath, cpu);
+            case 2 -> compile(javac, withWrappers, classPath, out, null, null, cpu);
+            default -> compile(javac, sources, classPath, out, NoOpProcessor.class.getName(), noOpProcessorPath,
+                cpu);
           };
           if (i >= warmUps) {
             millis.get(variant).add(took);
+            cpuMillis.get(variant).add(cpu[0]);
           }
           delete(out);
         }
       }
-      return new Result(genericResults, interfaces, methods, warmUps, millis.get(0), millis.get(1), millis.get(2), millis.get(3),
-          generated);
+      return new Result(genericResults, interfaces, methods, warmUps, millis.get(0), millis.get(1), millis.get(2),
+          millis.get(3), generated, cpuMillis.get(0), cpuMillis.get(1), cpuMillis.get(2), cpuMillis.get(3),
+          fileNames(classPathEntries), fileNames(processorPathEntries));
     } finally {
       delete(root);
     }
   }
 
-  /** @param processor the processor's class name, or null for {@code -proc:none} */
+  /**
+   * The entries of {@code available} that are the named artifacts, a jar ({@code name-version.jar}) or a module's
+   * classes directory ({@code name/target/classes}); fails when one is missing, so that no variant silently
+   * compiles against a different path.
+   */
+  static List<Path> pick(List<Path> available, List<String> artifacts) {
+    List<Path> picked = new ArrayList<>();
+    for (String artifact : artifacts) {
+      Path found = available.stream().filter(p -> isArtifact(p, artifact)).findFirst()
+          .orElseThrow(() -> new IllegalStateException(artifact + " is not on java.class.path"));
+      picked.add(found);
+    }
+    return picked;
+  }
+
+  private static boolean isArtifact(Path entry, String artifact) {
+    String name = entry.getFileName().toString();
+    if (name.endsWith(".jar")) {
+      // name-<version>.jar, and not a longer artifact name that starts the same (jackson-core vs jackson-core-x).
+      return name.startsWith(artifact + "-") && Character.isDigit(name.charAt(artifact.length() + 1));
+    }
+    return entry.endsWith(Path.of(artifact, "target", "classes"));
+  }
+
+  private static String location(Class<?> type) {
+    try {
+      return Path.of(type.getProtectionDomain().getCodeSource().getLocation().toURI()).toString();
+    } catch (URISyntaxException e) {
+      throw new IllegalStateException(e);
+    }
+  }
+
+  private static String join(List<Path> entries) {
+    return String.join(File.pathSeparator, entries.stream().map(Path::toString).toList());
+  }
+
+  private static List<String> fileNames(List<Path> entries) {
+    return entries.stream().map(p -> p.getFileName().toString().endsWith(".jar") ? p.getFileName().toString()
+        : p.toString()).toList();
+  }
+
+  /**
+   * @param processor the processor's class name, or null for {@code -proc:none}
+   * @param cpuMillis receives the compiling thread's CPU time (javac in-process runs on the calling thread)
+   */
   private static double compile(JavaCompiler javac, List<Path> sources, String classPath, Path out,
-      String processor) throws IOException {
+      String processor, String processorPath, double[] cpuMillis) throws IOException {
     Path classes = Files.createDirectories(out.resolve("classes"));
     Path generated = Files.createDirectories(out.resolve("generated"));
     List<String> options = new ArrayList<>(List.of(
         "--release", "17", "-nowarn", "-Xlint:none", "-d", classes.toString(), "-s", generated.toString(),
         "-classpath", classPath, "-implicit:none"));
     if (processor != null) {
-      options.addAll(List.of("-processor", processor, "-processorpath", classPath));
+      options.addAll(List.of("-processor", processor, "-processorpath", processorPath));
     } else {
       options.add("-proc:none");
     }
     StringWriter diagnostics = new StringWriter();
     long start = System.nanoTime();
+    long cpuStart = THREADS.getCurrentThreadCpuTime();
     try (StandardJavaFileManager files = javac.getStandardFileManager(null, null, null)) {
       Iterable<? extends JavaFileObject> units = files.getJavaFileObjectsFromPaths(sources);
       boolean ok = javac.getTask(diagnostics, files, null, options, null, units).call();
       double millis = (System.nanoTime() - start) / 1e6;
+      cpuMillis[0] = (THREADS.getCurrentThreadCpuTime() - cpuStart) / 1e6;
       if (!ok) {
         throw new IllegalStateException("Compilation failed (processor " + processor + "):\n" + diagnostics);
       }

@@ -144,7 +144,8 @@ public final class MarkdownReport {
       double ratio = compile.medianWith() / compile.medianWithout();
       targetRow("the processor adds ≤ 35% to javac's time (" + compile.interfaces() + " interfaces × "
           + compile.methodsPerInterface() + " commands, " + resultKind(compile) + ")", fmt(ratio)
-          + "x (median; pairs " + fmt(min(compile.pairRatios())) + "–" + fmt(max(compile.pairRatios())) + ")",
+          + "x wall (median; pairs " + fmt(min(compile.pairRatios())) + "–" + fmt(max(compile.pairRatios()))
+          + "); CPU " + fmt(compile.medianWithCpu() / compile.medianWithoutCpu()) + "x; verdict on wall time",
           verdict(ratio <= COMPILE_TARGET, false));
     }
     for (Map.Entry<String, Map<Operation, PerCall>> db : in.counts().entrySet()) {
@@ -331,17 +332,21 @@ public final class MarkdownReport {
         + "pays. (Stripping the annotations instead would also remove their resolution, which is javac's "
         + "cost, not the processor's.)");
     line("");
-    line("| variant | median ms | min ms | max ms |");
-    line("| --- | ---: | ---: | ---: |");
-    line("| javac -proc:none | " + ms(c.medianWithout()) + " | " + ms(min(c.withoutProcessorMillis())) + " | "
-        + ms(max(c.withoutProcessorMillis())) + " |");
-    line("| javac + idem processor | " + ms(c.medianWith()) + " | " + ms(min(c.withProcessorMillis())) + " | "
-        + ms(max(c.withProcessorMillis())) + " |");
-    line("| javac -proc:none, sources + the " + c.generatedFiles() + " wrappers generated beforehand | "
-        + ms(c.medianPregenerated()) + " | " + ms(min(c.pregeneratedMillis())) + " | "
-        + ms(max(c.pregeneratedMillis())) + " |");
-    line("| javac + a processor of idem's annotations that does nothing | " + ms(c.medianNoOpProcessor()) + " | "
-        + ms(min(c.noOpProcessorMillis())) + " | " + ms(max(c.noOpProcessorMillis())) + " |");
+    line("Paths, the same for every variant, as a user's build has them (README \"Setup\"): class path "
+        + c.classPath().stream().map(j -> "`" + j + "`").toList() + "; processor path (Maven's "
+        + "`annotationProcessorPaths` for idem-processor) " + c.processorPath().stream().map(j -> "`" + j + "`")
+        .toList() + ", plus the benchmark's own classes for the no-op processor. Wall time is the elapsed time of "
+        + "the compile; CPU time is the compiling thread's (`ThreadMXBean`; javac in-process runs on the calling "
+        + "thread), which the other load on this shared machine disturbs much less.");
+    line("");
+    line("| variant | median ms | min ms | max ms | median CPU ms | min CPU ms | max CPU ms |");
+    line("| --- | ---: | ---: | ---: | ---: | ---: | ---: |");
+    row("javac -proc:none", c.withoutProcessorMillis(), c.withoutProcessorCpuMillis());
+    row("javac + idem processor", c.withProcessorMillis(), c.withProcessorCpuMillis());
+    row("javac -proc:none, sources + the " + c.generatedFiles() + " wrappers generated beforehand",
+        c.pregeneratedMillis(), c.pregeneratedCpuMillis());
+    row("javac + a processor of idem's annotations that does nothing", c.noOpProcessorMillis(),
+        c.noOpProcessorCpuMillis());
     line("");
     double generatedCode = c.medianPregenerated() - c.medianWithout();
     double processing = c.medianNoOpProcessor() - c.medianWithout();
@@ -349,11 +354,23 @@ public final class MarkdownReport {
         + "generated wrappers " + ms(generatedCode) + " ms, javac's annotation processing by itself (the no-op "
         + "processor) " + ms(processing) + " ms, and the remaining " + ms(c.medianWith() - c.medianWithout()
         - generatedCode - processing) + " ms is idem's own work: reading and validating the interfaces, writing "
-        + "the sources, and the extra round their appearance causes.");
+        + "the sources, and the extra round their appearance causes. In CPU time: "
+        + ms(c.medianWithCpu() - c.medianWithoutCpu()) + " ms = " + ms(c.medianPregeneratedCpu()
+        - c.medianWithoutCpu()) + " + " + ms(c.medianNoOpProcessorCpu() - c.medianWithoutCpu()) + " + "
+        + ms(c.medianWithCpu() - c.medianPregeneratedCpu() - c.medianNoOpProcessorCpu() + c.medianWithoutCpu())
+        + " ms.");
     line("");
-    line("Ratio of medians: **" + fmt(c.medianWith() / c.medianWithout()) + "x**; per-round ratios "
-        + c.pairRatios().stream().map(MarkdownReport::fmt).toList() + ".");
+    line("Ratio of medians, wall time (the target's verdict): **" + fmt(c.medianWith() / c.medianWithout())
+        + "x**; per-round ratios " + c.pairRatios().stream().map(MarkdownReport::fmt).toList() + ".");
+    line("Ratio of medians, CPU time: **" + fmt(c.medianWithCpu() / c.medianWithoutCpu()) + "x**; per-round "
+        + "ratios " + c.pairCpuRatios().stream().map(MarkdownReport::fmt).toList() + ".");
     line("");
+  }
+
+  private void row(String variant, List<Double> wall, List<Double> cpu) {
+    line("| " + variant + " | " + ms(CompileBenchmark.Result.median(wall)) + " | " + ms(min(wall)) + " | "
+        + ms(max(wall)) + " | " + ms(CompileBenchmark.Result.median(cpu)) + " | " + ms(min(cpu)) + " | "
+        + ms(max(cpu)) + " |");
   }
 
   private void notes() {
