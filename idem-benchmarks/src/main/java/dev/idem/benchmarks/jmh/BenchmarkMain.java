@@ -107,7 +107,8 @@ public final class BenchmarkMain {
       }
     }
 
-    // The same operations once more, interleaved in one JVM: the ratios the targets are judged by (see PairedBenchmark).
+    // The same operations once more, interleaved in one JVM: the ratios the targets are judged by
+    // (see PairedBenchmark).
     PairedBenchmark.Result paired = null;
     if (!databases.isEmpty() && !"false".equals(System.getProperty("bench.paired"))) {
       progress("Interleaved ratios");

@@ -85,6 +85,40 @@ abstract class HandWrittenOrders {
   }
 
   /**
+   * The floor of idem's statement shape for a command with a result, written by hand: the key claimed first in the
+   * transaction (so that a concurrent duplicate waits on it before the work runs), the business write, then the
+   * response written into the key's row by an UPDATE, one commit. Against {@link #placeOrder}, which writes the
+   * response with the key, this is what the extra statement costs by itself; against idem, what idem's code costs.
+   */
+  OrderReceipt placeOrderCompletedAfter(String requestKey, PlaceOrder order) throws SQLException {
+    try (Connection connection = dataSource.getConnection()) {
+      connection.setAutoCommit(false);
+      try {
+        OrderReceipt receipt;
+        if (claim(connection, requestKey, new PlaceOrder(0, order.customerId(), order.sku(), 0, 0))) {
+          receipt = insertOrder(connection, order);
+          try (PreparedStatement complete = connection.prepareStatement("UPDATE " + keyTable.table
+              + " SET order_id = ?, total_cents = ? WHERE " + keyTable.keyColumn + " = ?")) {
+            complete.setLong(1, receipt.orderId());
+            complete.setLong(2, receipt.totalCents());
+            complete.setString(3, requestKey);
+            complete.executeUpdate();
+          }
+        } else {
+          receipt = readEarlier(connection, requestKey);
+        }
+        connection.commit();
+        return receipt;
+      } catch (SQLException | RuntimeException e) {
+        connection.rollback();
+        throw e;
+      } finally {
+        connection.setAutoCommit(true);
+      }
+    }
+  }
+
+  /**
    * The floor of a claim that must be visible before its work runs (what idem's CLAIM mode guarantees), written by
    * hand: the key committed on its own in auto-commit mode, then the business write and the key's response in a
    * second transaction. Two commits where {@link #placeOrder} pays one; no lease, owner token or fingerprint.

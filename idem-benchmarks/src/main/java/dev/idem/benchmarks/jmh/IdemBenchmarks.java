@@ -121,6 +121,13 @@ public class IdemBenchmarks {
   }
 
   @Benchmark
+  public OrderReceipt handWrittenCompletedAfter(Db db, Caller caller) throws SQLException {
+    long n = caller.next();
+    return db.operations.handWrittenCompletedAfter(Operations.freshKey(caller.threadIndex, n),
+        Operations.order(Operations.freshOrderId(caller.threadIndex, n)));
+  }
+
+  @Benchmark
   public OrderReceipt handWrittenClaimFirst(Db db, Caller caller) throws SQLException {
     long n = caller.next();
     return db.operations.handWrittenClaimFirst(Operations.freshKey(caller.threadIndex, n),

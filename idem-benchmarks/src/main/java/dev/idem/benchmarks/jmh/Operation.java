@@ -12,6 +12,9 @@ public enum Operation {
   IDEM_TRANSACTIONAL_VOID_PROMISED("idemTransactionalVoidPromised",
       "(3b) idem TRANSACTIONAL, first execution, void, opt-in bodiesNeverCommitImplicitly"),
   IDEM_CLAIM("idemClaim", "(4) idem CLAIM, first execution, stores a result"),
+  HAND_WRITTEN_COMPLETED_AFTER("handWrittenCompletedAfter",
+      "(2c) floor of a stored result: hand-written, the key claimed first, the response written by an UPDATE after"
+          + " the business write, one commit"),
   HAND_WRITTEN_CLAIM_FIRST("handWrittenClaimFirst",
       "(4b) floor of CLAIM: hand-written, the key committed before the work, then work + completion + commit"),
   IDEM_REPLAY("idemReplay", "(5) idem replay of a completed key, no cache"),

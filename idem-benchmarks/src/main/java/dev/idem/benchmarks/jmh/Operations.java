@@ -158,6 +158,10 @@ final class Operations {
   }
 
   /** The floor of CLAIM's shape, by hand: the key committed first, then the work and the response committed. */
+  OrderReceipt handWrittenCompletedAfter(String key, PlaceOrder order) throws SQLException {
+    return handWritten.placeOrderCompletedAfter(key, order);
+  }
+
   OrderReceipt handWrittenClaimFirst(String key, PlaceOrder order) throws SQLException {
     return handWritten.placeOrderClaimFirst(key, order);
   }

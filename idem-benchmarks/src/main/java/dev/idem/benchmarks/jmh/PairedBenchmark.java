@@ -34,9 +34,9 @@ public final class PairedBenchmark {
 
   /** The baseline first: every ratio is over it. */
   public static final List<Operation> DEFAULT_VARIANTS = List.of(Operation.HAND_WRITTEN,
-      Operation.HAND_WRITTEN_IDEM_SHAPED, Operation.IDEM_TRANSACTIONAL, Operation.IDEM_TRANSACTIONAL_VOID,
-      Operation.IDEM_TRANSACTIONAL_VOID_PROMISED, Operation.IDEM_CLAIM, Operation.HAND_WRITTEN_CLAIM_FIRST,
-      Operation.IDEM_REPLAY);
+      Operation.HAND_WRITTEN_IDEM_SHAPED, Operation.HAND_WRITTEN_COMPLETED_AFTER, Operation.IDEM_TRANSACTIONAL,
+      Operation.IDEM_TRANSACTIONAL_VOID, Operation.IDEM_TRANSACTIONAL_VOID_PROMISED, Operation.IDEM_CLAIM,
+      Operation.HAND_WRITTEN_CLAIM_FIRST, Operation.IDEM_REPLAY);
 
   /** How a run is shaped. */
   public record Settings(List<Operation> variants, List<Integer> threads, int blockMillis, int rounds,
@@ -313,6 +313,8 @@ public final class PairedBenchmark {
         case IDEM_TRANSACTIONAL_VOID -> operations.idemTransactionalVoid(Operations.freshKey(threadIndex, n),
             Operations.order(Operations.freshOrderId(threadIndex, n)));
         case IDEM_TRANSACTIONAL_VOID_PROMISED -> operations.idemTransactionalVoidPromised(
+            Operations.freshKey(threadIndex, n), Operations.order(Operations.freshOrderId(threadIndex, n)));
+        case HAND_WRITTEN_COMPLETED_AFTER -> operations.handWrittenCompletedAfter(
             Operations.freshKey(threadIndex, n), Operations.order(Operations.freshOrderId(threadIndex, n)));
         case HAND_WRITTEN_CLAIM_FIRST -> operations.handWrittenClaimFirst(Operations.freshKey(threadIndex, n),
             Operations.order(Operations.freshOrderId(threadIndex, n)));

@@ -82,6 +82,8 @@ public final class StatementCounter {
           Operations.order(Operations.freshOrderId(t, n)));
       case IDEM_TRANSACTIONAL_VOID_PROMISED -> operations.idemTransactionalVoidPromised(Operations.freshKey(t, n),
           Operations.order(Operations.freshOrderId(t, n)));
+      case HAND_WRITTEN_COMPLETED_AFTER -> operations.handWrittenCompletedAfter(Operations.freshKey(t, n),
+          Operations.order(Operations.freshOrderId(t, n)));
       case HAND_WRITTEN_CLAIM_FIRST -> operations.handWrittenClaimFirst(Operations.freshKey(t, n),
           Operations.order(Operations.freshOrderId(t, n)));
       case IDEM_CLAIM -> operations.idemClaim(Operations.freshKey(t, n),
