@@ -136,6 +136,9 @@ public final class ConsumerBenchmark {
     this.idem = new PaymentConsumers_Idempotent(new EffectWriter(runtime), runtime);
     execute("CREATE TABLE effects (message_id VARCHAR(64) NOT NULL, order_id BIGINT NOT NULL,"
             + " amount_cents BIGINT NOT NULL)",
+        // The unique-key floor's key table: what any dedup that trusts a unique constraint must write per message.
+        "CREATE TABLE dedup_keys (consumer_group VARCHAR(64) NOT NULL, message_id VARCHAR(64) NOT NULL,"
+            + " PRIMARY KEY (consumer_group, message_id))",
         // Camel's own table, plus the unique key that makes it safe under concurrency (and gives its
         // SELECT COUNT(*) an index to use).
         "CREATE TABLE CAMEL_MESSAGEPROCESSED (processorName VARCHAR(255), messageId VARCHAR(100),"
@@ -213,7 +216,7 @@ public final class ConsumerBenchmark {
     camel.stop();
     int pairs = Integer.getInteger("idem.bench.interleave", 0);
     if (pairs > 0) {
-      String interleaved = interleaved(pairs);
+      String interleaved = interleaved(pairs) + uniqueKeyFloor(pairs);
       out.append(interleaved);
       System.out.print(interleaved);
     }
@@ -304,6 +307,70 @@ public final class ConsumerBenchmark {
   }
 
   /**
+   * How much of the gap to the baseline any unique-key dedup pays, measured as the baseline is: alternating blocks of
+   * the baseline and of a floor that writes, per batch of 100, the message ids into a table whose primary key is the
+   * (group, message id) pair ({@code ON CONFLICT DO NOTHING} / {@code INSERT IGNORE}, a JDBC batch the driver
+   * rewrites as the baseline's is) and the business rows, one commit. It keeps no state, fingerprint, expiry or
+   * index for purging, and it does not even learn which messages were new (it writes every business row): an upper
+   * bound for a dedup whose final authority is the database's unique constraint.
+   */
+  private String uniqueKeyFloor(int pairs) throws SQLException {
+    int block = Integer.getInteger("idem.bench.block", 2_000);
+    uniqueKeyFloorBatches(deliveries("warm-up-f", WARM_UP_MESSAGES, new Random(9)), 100);
+    analyze();
+    double[] ratios = new double[pairs];
+    Random random = new Random(13);
+    for (int pair = 0; pair < pairs; pair++) {
+      List<Payment> forBaseline = deliveries("fb" + pair, block, random);
+      List<Payment> forFloor = deliveries("ff" + pair, block, random);
+      double baselineSeconds = 0;
+      double floorSeconds = 0;
+      for (int turn = 0; turn < 2; turn++) {
+        boolean baselineTurn = (turn == 0) == (pair % 2 == 0);
+        long start = System.nanoTime();
+        if (baselineTurn) {
+          plainBatchInsert(forBaseline, 100);
+          baselineSeconds = (System.nanoTime() - start) / 1e9;
+        } else {
+          uniqueKeyFloorBatches(forFloor, 100);
+          floorSeconds = (System.nanoTime() - start) / 1e9;
+        }
+      }
+      ratios[pair] = (forFloor.size() / floorSeconds) / (forBaseline.size() / baselineSeconds);
+    }
+    double[] sorted = ratios.clone();
+    java.util.Arrays.sort(sorted);
+    return String.format(Locale.ROOT, "%nUnique-key floor: %d pairs of %,d-message blocks, batch size 100 against the"
+            + " baseline: median ratio %.2fx (quartiles %.2fx..%.2fx): the message ids written into a (group, message"
+            + " id) primary-key table with the business rows, one commit per batch, nothing else.%n", pairs, block,
+        sorted[pairs / 2], sorted[pairs / 4], sorted[(3 * pairs) / 4]);
+  }
+
+  private void uniqueKeyFloorBatches(List<Payment> deliveries, int size) throws SQLException {
+    String claim = server == Server.POSTGRESQL
+        ? "INSERT INTO dedup_keys (consumer_group, message_id) VALUES (?, ?) ON CONFLICT DO NOTHING"
+        : "INSERT IGNORE INTO dedup_keys (consumer_group, message_id) VALUES (?, ?)";
+    try (Connection connection = dataSource.getConnection();
+        PreparedStatement keys = connection.prepareStatement(claim);
+        PreparedStatement insert = connection.prepareStatement(EffectWriter.INSERT)) {
+      connection.setAutoCommit(false);
+      for (int from = 0; from < deliveries.size(); from += size) {
+        for (Payment payment : deliveries.subList(from, Math.min(deliveries.size(), from + size))) {
+          keys.setString(1, GROUP);
+          keys.setString(2, payment.messageId());
+          keys.addBatch();
+          EffectWriter.bind(insert, payment);
+          insert.addBatch();
+        }
+        keys.executeBatch();
+        insert.executeBatch();
+        connection.commit();
+      }
+      connection.setAutoCommit(true);
+    }
+  }
+
+  /**
    * PostgreSQL: the CPU time (user + system, in clock ticks) of this run's backend processes, found by the
    * application name its connections carry, from /proc on this machine; 0 elsewhere.
    */
@@ -380,7 +447,8 @@ public final class ConsumerBenchmark {
   }
 
   private void clear() throws SQLException {
-    execute("TRUNCATE TABLE idem_record", "TRUNCATE TABLE effects", "TRUNCATE TABLE CAMEL_MESSAGEPROCESSED");
+    execute("TRUNCATE TABLE idem_record", "TRUNCATE TABLE effects", "TRUNCATE TABLE CAMEL_MESSAGEPROCESSED",
+        "TRUNCATE TABLE dedup_keys");
     if (server == Server.POSTGRESQL) {
       execute("VACUUM");
     }
@@ -388,9 +456,9 @@ public final class ConsumerBenchmark {
 
   private void analyze() throws SQLException {
     if (server == Server.POSTGRESQL) {
-      execute("ANALYZE idem_record", "ANALYZE effects", "ANALYZE CAMEL_MESSAGEPROCESSED");
+      execute("ANALYZE idem_record", "ANALYZE effects", "ANALYZE CAMEL_MESSAGEPROCESSED", "ANALYZE dedup_keys");
     } else {
-      execute("ANALYZE TABLE idem_record, effects, CAMEL_MESSAGEPROCESSED");
+      execute("ANALYZE TABLE idem_record, effects, CAMEL_MESSAGEPROCESSED, dedup_keys");
     }
   }
 
