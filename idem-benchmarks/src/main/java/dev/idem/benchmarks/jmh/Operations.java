@@ -77,6 +77,42 @@ final class Operations {
     return 9_000_000_000_000_000L + threadIndex * (long) REPLAY_KEYS_PER_THREAD + counter % REPLAY_KEYS_PER_THREAD;
   }
 
+  /**
+   * One call of {@code operation}, as its {@link IdemBenchmarks} method makes it: for first executions a fresh key
+   * and order id from the thread index and its counter {@code n}; for replays one of the thread index's completed
+   * keys; for transitions the thread index's invoices. The interleaved benchmark and the statement counter call
+   * through here, so that all three describe the same code.
+   */
+  Object call(Operation operation, int threadIndex, long n) throws SQLException {
+    String key = Operations.freshKey(threadIndex, n);
+    PlaceOrder order = Operations.order(Operations.freshOrderId(threadIndex, n));
+    return switch (operation) {
+      case DB_LIMIT -> throw new IllegalArgumentException("the database limit holds its own connection: JMH only");
+      case PLAIN -> {
+        plain(order);
+        yield null;
+      }
+      case HAND_WRITTEN -> handWritten(key, order);
+      case HAND_WRITTEN_IDEM_SHAPED -> handWrittenIdemShaped(key, order);
+      case HAND_WRITTEN_COMPLETED_AFTER -> handWrittenCompletedAfter(key, order);
+      case IDEM_TRANSACTIONAL -> idemTransactional(key, order);
+      case IDEM_TRANSACTIONAL_VOID -> {
+        idemTransactionalVoid(key, order);
+        yield null;
+      }
+      case IDEM_TRANSACTIONAL_VOID_PROMISED -> {
+        idemTransactionalVoidPromised(key, order);
+        yield null;
+      }
+      case IDEM_CLAIM -> idemClaim(key, order);
+      case HAND_WRITTEN_CLAIM_FIRST -> handWrittenClaimFirst(key, order);
+      case IDEM_REPLAY -> idemReplay(replayKey(threadIndex, n), order(replayOrderId(threadIndex, n)));
+      case IDEM_REPLAY_CACHED -> idemReplayCached(replayKey(threadIndex, n), order(replayOrderId(threadIndex, n)));
+      case TRANSITION_APPLIED -> transitionApplied(threadIndex, n);
+      case TRANSITION_REPEATED -> transitionRepeated(threadIndex);
+    };
+  }
+
   // ---- (0) The database's own limit: a held connection, a held prepared INSERT, commit.
 
   ThinWriter thinWriter() throws SQLException {

@@ -301,32 +301,7 @@ public final class PairedBenchmark {
 
     /** The same calls, keys and payloads as {@link IdemBenchmarks}' methods. */
     private void call(Operation op, int threadIndex, long n) throws Exception {
-      switch (op) {
-        case DB_LIMIT -> throw new IllegalArgumentException("the database limit holds a connection: JMH only");
-        case PLAIN -> operations.plain(Operations.order(Operations.freshOrderId(threadIndex, n)));
-        case HAND_WRITTEN -> operations.handWritten(Operations.freshKey(threadIndex, n),
-            Operations.order(Operations.freshOrderId(threadIndex, n)));
-        case HAND_WRITTEN_IDEM_SHAPED -> operations.handWrittenIdemShaped(Operations.freshKey(threadIndex, n),
-            Operations.order(Operations.freshOrderId(threadIndex, n)));
-        case IDEM_TRANSACTIONAL -> operations.idemTransactional(Operations.freshKey(threadIndex, n),
-            Operations.order(Operations.freshOrderId(threadIndex, n)));
-        case IDEM_TRANSACTIONAL_VOID -> operations.idemTransactionalVoid(Operations.freshKey(threadIndex, n),
-            Operations.order(Operations.freshOrderId(threadIndex, n)));
-        case IDEM_TRANSACTIONAL_VOID_PROMISED -> operations.idemTransactionalVoidPromised(
-            Operations.freshKey(threadIndex, n), Operations.order(Operations.freshOrderId(threadIndex, n)));
-        case HAND_WRITTEN_COMPLETED_AFTER -> operations.handWrittenCompletedAfter(
-            Operations.freshKey(threadIndex, n), Operations.order(Operations.freshOrderId(threadIndex, n)));
-        case HAND_WRITTEN_CLAIM_FIRST -> operations.handWrittenClaimFirst(Operations.freshKey(threadIndex, n),
-            Operations.order(Operations.freshOrderId(threadIndex, n)));
-        case IDEM_CLAIM -> operations.idemClaim(Operations.freshKey(threadIndex, n),
-            Operations.order(Operations.freshOrderId(threadIndex, n)));
-        case IDEM_REPLAY -> operations.idemReplay(Operations.replayKey(threadIndex, n),
-            Operations.order(Operations.replayOrderId(threadIndex, n)));
-        case IDEM_REPLAY_CACHED -> operations.idemReplayCached(Operations.replayKey(threadIndex, n),
-            Operations.order(Operations.replayOrderId(threadIndex, n)));
-        case TRANSITION_APPLIED -> operations.transitionApplied(threadIndex, n);
-        case TRANSITION_REPEATED -> operations.transitionRepeated(threadIndex);
-      }
+      operations.call(op, threadIndex, n);
     }
 
     @Override

@@ -68,33 +68,14 @@ public final class StatementCounter {
   }
 
   private static void run(Operations operations, Operation operation, int t, long i) throws SQLException {
-    // Replays go round the warm-up calls' keys, so that the cached replay finds them in its cache.
-    long n = operation == Operation.IDEM_REPLAY || operation == Operation.IDEM_REPLAY_CACHED ? i % WARM_UP_CALLS : i;
-    switch (operation) {
-      case PLAIN -> operations.plain(Operations.order(Operations.freshOrderId(t, n)));
-      case HAND_WRITTEN -> operations.handWritten(Operations.freshKey(t, n),
-          Operations.order(Operations.freshOrderId(t, n)));
-      case HAND_WRITTEN_IDEM_SHAPED -> operations.handWrittenIdemShaped(Operations.freshKey(t, n),
-          Operations.order(Operations.freshOrderId(t, n)));
-      case IDEM_TRANSACTIONAL -> operations.idemTransactional(Operations.freshKey(t, n),
-          Operations.order(Operations.freshOrderId(t, n)));
-      case IDEM_TRANSACTIONAL_VOID -> operations.idemTransactionalVoid(Operations.freshKey(t, n),
-          Operations.order(Operations.freshOrderId(t, n)));
-      case IDEM_TRANSACTIONAL_VOID_PROMISED -> operations.idemTransactionalVoidPromised(Operations.freshKey(t, n),
-          Operations.order(Operations.freshOrderId(t, n)));
-      case HAND_WRITTEN_COMPLETED_AFTER -> operations.handWrittenCompletedAfter(Operations.freshKey(t, n),
-          Operations.order(Operations.freshOrderId(t, n)));
-      case HAND_WRITTEN_CLAIM_FIRST -> operations.handWrittenClaimFirst(Operations.freshKey(t, n),
-          Operations.order(Operations.freshOrderId(t, n)));
-      case IDEM_CLAIM -> operations.idemClaim(Operations.freshKey(t, n),
-          Operations.order(Operations.freshOrderId(t, n)));
-      case IDEM_REPLAY -> operations.idemReplay(Operations.replayKey(0, n),
-          Operations.order(Operations.replayOrderId(0, n)));
-      case IDEM_REPLAY_CACHED -> operations.idemReplayCached(Operations.replayKey(0, n),
-          Operations.order(Operations.replayOrderId(0, n)));
-      case TRANSITION_APPLIED -> operations.transitionApplied(0, n);
-      case TRANSITION_REPEATED -> operations.transitionRepeated(0);
-      case DB_LIMIT -> throw new AssertionError("counted with its held connection");
+    if (operation == Operation.DB_LIMIT) {
+      throw new AssertionError("counted with its held connection");
     }
+    boolean replay = operation == Operation.IDEM_REPLAY || operation == Operation.IDEM_REPLAY_CACHED;
+    boolean transition = operation == Operation.TRANSITION_APPLIED || operation == Operation.TRANSITION_REPEATED;
+    // Replays go round the warm-up calls' keys, so that the cached replay finds them in its cache; replays and
+    // transitions use thread index 0's keys and invoices, first executions a key space of their own.
+    long n = replay ? i % WARM_UP_CALLS : i;
+    operations.call(operation, replay || transition ? 0 : t, n);
   }
 }
