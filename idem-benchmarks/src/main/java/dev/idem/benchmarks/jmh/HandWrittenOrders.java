@@ -67,20 +67,9 @@ abstract class HandWrittenOrders {
 
   OrderReceipt placeOrder(String requestKey, PlaceOrder order) throws SQLException {
     try (Connection connection = dataSource.getConnection()) {
-      connection.setAutoCommit(false);
-      try {
-        OrderReceipt receipt = claim(connection, requestKey, order)
-            ? insertOrder(connection, order)
-            : readEarlier(connection, requestKey);
-        connection.commit();
-        return receipt;
-      } catch (SQLException | RuntimeException e) {
-        connection.rollback();
-        throw e;
-      } finally {
-        // Leave the connection as the pool handed it out, whichever pool that is.
-        connection.setAutoCommit(true);
-      }
+      return inTransaction(connection, () -> claim(connection, requestKey, order)
+          ? insertOrder(connection, order)
+          : readEarlier(connection, requestKey));
     }
   }
 
@@ -92,29 +81,14 @@ abstract class HandWrittenOrders {
    */
   OrderReceipt placeOrderCompletedAfter(String requestKey, PlaceOrder order) throws SQLException {
     try (Connection connection = dataSource.getConnection()) {
-      connection.setAutoCommit(false);
-      try {
-        OrderReceipt receipt;
-        if (claim(connection, requestKey, new PlaceOrder(0, order.customerId(), order.sku(), 0, 0))) {
-          receipt = insertOrder(connection, order);
-          try (PreparedStatement complete = connection.prepareStatement("UPDATE " + keyTable.table
-              + " SET order_id = ?, total_cents = ? WHERE " + keyTable.keyColumn + " = ?")) {
-            complete.setLong(1, receipt.orderId());
-            complete.setLong(2, receipt.totalCents());
-            complete.setString(3, requestKey);
-            complete.executeUpdate();
-          }
-        } else {
-          receipt = readEarlier(connection, requestKey);
+      return inTransaction(connection, () -> {
+        if (!claim(connection, requestKey, placeholder(order))) {
+          return readEarlier(connection, requestKey);
         }
-        connection.commit();
+        OrderReceipt receipt = insertOrder(connection, order);
+        writeResponse(connection, requestKey, receipt);
         return receipt;
-      } catch (SQLException | RuntimeException e) {
-        connection.rollback();
-        throw e;
-      } finally {
-        connection.setAutoCommit(true);
-      }
+      });
     }
   }
 
@@ -125,27 +99,50 @@ abstract class HandWrittenOrders {
    */
   OrderReceipt placeOrderClaimFirst(String requestKey, PlaceOrder order) throws SQLException {
     try (Connection connection = dataSource.getConnection()) {
-      if (!claim(connection, requestKey, new PlaceOrder(0, order.customerId(), order.sku(), 0, 0))) {
+      if (!claim(connection, requestKey, placeholder(order))) {
         return readEarlier(connection, requestKey);
       }
-      connection.setAutoCommit(false);
-      try {
+      return inTransaction(connection, () -> {
         OrderReceipt receipt = insertOrder(connection, order);
-        try (PreparedStatement complete = connection.prepareStatement("UPDATE " + keyTable.table
-            + " SET order_id = ?, total_cents = ? WHERE " + keyTable.keyColumn + " = ?")) {
-          complete.setLong(1, receipt.orderId());
-          complete.setLong(2, receipt.totalCents());
-          complete.setString(3, requestKey);
-          complete.executeUpdate();
-        }
-        connection.commit();
+        writeResponse(connection, requestKey, receipt);
         return receipt;
-      } catch (SQLException | RuntimeException e) {
-        connection.rollback();
-        throw e;
-      } finally {
-        connection.setAutoCommit(true);
-      }
+      });
+    }
+  }
+
+  /** The work of one transaction. */
+  private interface Work {
+    OrderReceipt run() throws SQLException;
+  }
+
+  /** Runs {@code work} in a transaction of its own on {@code connection}: commit, or roll back and rethrow. */
+  private static OrderReceipt inTransaction(Connection connection, Work work) throws SQLException {
+    connection.setAutoCommit(false);
+    try {
+      OrderReceipt receipt = work.run();
+      connection.commit();
+      return receipt;
+    } catch (SQLException | RuntimeException e) {
+      connection.rollback();
+      throw e;
+    } finally {
+      // Leave the connection as the pool handed it out, whichever pool that is.
+      connection.setAutoCommit(true);
+    }
+  }
+
+  /** The key's row before its response is known: the floors claim it first and write the response after the work. */
+  private static PlaceOrder placeholder(PlaceOrder order) {
+    return new PlaceOrder(0, order.customerId(), order.sku(), 0, 0);
+  }
+
+  private void writeResponse(Connection connection, String requestKey, OrderReceipt receipt) throws SQLException {
+    try (PreparedStatement complete = connection.prepareStatement("UPDATE " + keyTable.table
+        + " SET order_id = ?, total_cents = ? WHERE " + keyTable.keyColumn + " = ?")) {
+      complete.setLong(1, receipt.orderId());
+      complete.setLong(2, receipt.totalCents());
+      complete.setString(3, requestKey);
+      complete.executeUpdate();
     }
   }
 

@@ -595,15 +595,21 @@ final class ClaimExecutor {
   private boolean complete(Connection connection, CommandSpec<?> spec, String key, String token, String json,
       String errorType, String resultShape, long expiresAt) throws SQLException {
     try (PreparedStatement update = connection.prepareStatement(completeSql)) {
-      update.setString(1, json);
-      update.setString(2, errorType);
-      update.setString(3, resultShape);
-      update.setLong(4, expiresAt);
-      update.setString(5, spec.scope());
-      update.setString(6, key);
-      update.setString(7, token);
+      bindCompletion(update, spec, key, token, json, errorType, resultShape, expiresAt);
       return update.executeUpdate() == 1;
     }
+  }
+
+  /** The parameters of {@link SqlDialect#completeSql} and {@link SqlDialect#completeAndCommitSql}. */
+  private static void bindCompletion(PreparedStatement update, CommandSpec<?> spec, String key, String token,
+      String json, String errorType, String resultShape, long expiresAt) throws SQLException {
+    update.setString(1, json);
+    update.setString(2, errorType);
+    update.setString(3, resultShape);
+    update.setLong(4, expiresAt);
+    update.setString(5, spec.scope());
+    update.setString(6, key);
+    update.setString(7, token);
   }
 
   /**
@@ -617,13 +623,7 @@ final class ClaimExecutor {
   private boolean completeAndCommit(Connection connection, CommandSpec<?> spec, String key, String token,
       String json, String resultShape, long expiresAt) throws SQLException {
     try (PreparedStatement update = connection.prepareStatement(completeAndCommitSql)) {
-      update.setString(1, json);
-      update.setString(2, null);
-      update.setString(3, resultShape);
-      update.setLong(4, expiresAt);
-      update.setString(5, spec.scope());
-      update.setString(6, key);
-      update.setString(7, token);
+      bindCompletion(update, spec, key, token, json, null, resultShape, expiresAt);
       update.execute();
       return true;
     } catch (SQLException e) {
