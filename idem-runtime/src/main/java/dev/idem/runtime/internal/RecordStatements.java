@@ -107,13 +107,19 @@ final class RecordStatements {
   boolean storeResult(Connection connection, String scope, String key, String json, String errorType,
       String resultShape) throws SQLException {
     try (PreparedStatement store = connection.prepareStatement(storeResultSql)) {
-      store.setString(1, json);
-      store.setString(2, errorType);
-      store.setString(3, resultShape);
-      store.setString(4, scope);
-      store.setString(5, key);
+      bindResult(store, scope, key, json, errorType, resultShape);
       return store.executeUpdate() == 1;
     }
+  }
+
+  /** The parameters of {@link SqlDialect#storeResultSql} and {@link SqlDialect#storeResultAndCommitSql}. */
+  private static void bindResult(PreparedStatement store, String scope, String key, String json, String errorType,
+      String resultShape) throws SQLException {
+    store.setString(1, json);
+    store.setString(2, errorType);
+    store.setString(3, resultShape);
+    store.setString(4, scope);
+    store.setString(5, key);
   }
 
   /** @return whether {@link #storeResultAndCommit} saves the commit's round trip on this dialect */
@@ -133,11 +139,7 @@ final class RecordStatements {
   boolean storeResultAndCommit(Connection connection, String scope, String key, String json, String errorType,
       String resultShape) throws SQLException {
     try (PreparedStatement store = connection.prepareStatement(storeResultAndCommitSql)) {
-      store.setString(1, json);
-      store.setString(2, errorType);
-      store.setString(3, resultShape);
-      store.setString(4, scope);
-      store.setString(5, key);
+      bindResult(store, scope, key, json, errorType, resultShape);
       store.execute();
       return true;
     } catch (SQLException e) {
