@@ -32,8 +32,14 @@ import javax.net.SocketFactory;
  * messages (PostgreSQL: Parse/Bind/Execute/Sync…, with the prepared statement's name; MariaDB: COM_QUERY and
  * friends) and counts round trips (a read after a write). Per operation it also reports the server's log volume
  * (PostgreSQL WAL bytes, InnoDB redo bytes) and the calling thread's CPU time, and a short interleaved latency ratio
- * against the hand-written pattern on one thread. Run with {@code java -cp … dev.idem.benchmarks.jmh.WireProbe
- * postgresql|mariadb [calls]}.
+ * against the hand-written pattern on one thread. Per round trip it also times the server's and the wire's share
+ * (from the client's last write to the end of the answer) and, between round trips, the client's own wall and CPU
+ * time, with the calling thread's context switches: client time that is off the CPU and not waiting for an answer
+ * shows there. On PostgreSQL it adds each table's inserted, updated and HOT-updated rows and block accesses per call
+ * (every pooled backend flushes its statistics first), whether idem's statements run generic plans
+ * ({@code pg_prepared_statements}), and idem's own statements sent by hand ({@link IdemRowsByHand}), so that the
+ * record's statements and idem's code are told apart. Timing each round trip costs a little CPU per round trip in
+ * every variant alike. Run with {@code java -cp … dev.idem.benchmarks.jmh.WireProbe postgresql|mariadb [calls]}.
  */
 public final class WireProbe {
 
@@ -41,6 +47,23 @@ public final class WireProbe {
   static final AtomicLong bytesOut = new AtomicLong();
   static final AtomicLong bytesIn = new AtomicLong();
   static volatile boolean recording;
+  /**
+   * Per round trip of a call, by its position in the call (0, 1, …): the summed nanoseconds from the client's last
+   * write to the end of the answer (PostgreSQL: the ReadyForQuery of the last Query or Sync sent; MariaDB: its first
+   * byte), which is the server's time plus the wire's, without the client's. The per-call loops run on one thread,
+   * so plain fields do (the concurrent phases do not print them).
+   */
+  static final long[] waitNanosByRoundTrip = new long[8];
+  static int roundTripOfCall;
+  /**
+   * The client's side of the same calls: per gap (before the first round trip, between round trips, after the last)
+   * the wall nanoseconds and the calling thread's CPU nanoseconds, so that client time off the CPU shows where it is.
+   */
+  static final long[] gapNanos = new long[9];
+  static final long[] gapCpuNanos = new long[9];
+  static long gapStartNanos;
+  static long gapStartCpu;
+  static final ThreadMXBean THREADS = ManagementFactory.getThreadMXBean();
   static final List<String> messages = new ArrayList<>();
 
   private WireProbe() {}
@@ -68,6 +91,18 @@ public final class WireProbe {
         variants.put("plain", i -> call(() -> operations.plain(order(5, i))));
         variants.put("handPlusUpdate", i -> call(() -> handWrittenPlusUpdate(pool, database, key("u", i), order(7, i))));
         variants.put("handClaimFloor", i -> call(() -> claimThenWork(pool, database, key("f", i), order(6, i))));
+        // The floors the interleaved ratios name (2c) and (4b), as Operations runs them.
+        variants.put("handCompletedAfter",
+            i -> call(() -> operations.handWrittenCompletedAfter(key("a", i), order(8, i))));
+        variants.put("handClaimFirst", i -> call(() -> operations.handWrittenClaimFirst(key("b", i), order(9, i))));
+        if (database == TestDatabase.POSTGRESQL) {
+          // idem's own statements on idem_record, written by hand: what the record's statements cost without idem's
+          // code, and which of the completion's forms (CTE or plain UPDATE, COMMIT carried or separate) costs what.
+          for (IdemRowsByHand.Completion completion : IdemRowsByHand.Completion.values()) {
+            variants.put("byHand" + completion.label, i -> call(() -> IdemRowsByHand.placeOrder(pool, completion,
+                key("x" + completion.ordinal(), i), order(10 + completion.ordinal(), i))));
+          }
+        }
         ThreadMXBean threads = ManagementFactory.getThreadMXBean();
         int warmUp = Integer.getInteger("probe.warmUp", 1500);
         for (int round = 0; round < 3; round++) {
@@ -117,7 +152,12 @@ public final class WireProbe {
               messages.forEach(m -> System.out.println("  " + m));
             }
             // Log volume and CPU per call over many calls.
+            Map<String, long[]> tables0 = tableCounters(pool, admin, database);
             long log0 = logPosition(admin, database);
+            Arrays.fill(waitNanosByRoundTrip, 0);
+            Arrays.fill(gapNanos, 0);
+            Arrays.fill(gapCpuNanos, 0);
+            long[] switches0 = contextSwitches();
             long cpu0 = threads.getCurrentThreadCpuTime();
             rt0 = roundTrips.get();
             for (int i = 0; i < calls; i++) {
@@ -127,21 +167,50 @@ public final class WireProbe {
             long log = logPosition(admin, database) - log0;
             System.out.printf("  per call over %d calls: %.1f round trips, %.0f log bytes, %.1f us client CPU%n",
                 calls, (roundTrips.get() - rt0) / (double) calls, log / (double) calls, cpu / 1000.0 / calls);
+            StringBuilder waits = new StringBuilder("  per call, server + wire time per round trip (us):");
+            for (int rt = 0; rt < waitNanosByRoundTrip.length && waitNanosByRoundTrip[rt] > 0; rt++) {
+              waits.append(String.format(" #%d %.1f", rt + 1, waitNanosByRoundTrip[rt] / 1000.0 / calls));
+            }
+            System.out.println(waits);
+            StringBuilder gaps = new StringBuilder("  per call, client time before/between/after round trips, wall/cpu (us):");
+            for (int g = 0; g < gapNanos.length; g++) {
+              if (gapNanos[g] > 0) {
+                gaps.append(String.format(" g%d %.1f/%.1f", g, gapNanos[g] / 1000.0 / calls, gapCpuNanos[g] / 1000.0 / calls));
+              }
+            }
+            System.out.println(gaps);
+            long[] switches = contextSwitches();
+            System.out.printf("  per call, context switches of the calling thread: %.2f voluntary, %.2f involuntary%n",
+                (switches[0] - switches0[0]) / (double) calls, (switches[1] - switches0[1]) / (double) calls);
+            printTableCounters(tables0, tableCounters(pool, admin, database), calls);
           }
+        }
+        if (database == TestDatabase.POSTGRESQL) {
+          printPreparedStatements(pool);
         }
         // Interleaved latency ratios on one thread: blocks of each variant in turn, median per-block ratio.
         int blocks = Integer.getInteger("probe.blocks", 15);
         int perBlock = Integer.getInteger("probe.perBlock", 60);
         Map<String, double[]> ratios = new LinkedHashMap<>();
+        Map<String, long[][]> blockSums = new LinkedHashMap<>();
         int next = 100_000;
         for (int b = 0; b < blocks; b++) {
           Map<String, Long> nanos = new LinkedHashMap<>();
           for (Map.Entry<String, IntConsumer> variant : variants.entrySet()) {
+            Arrays.fill(waitNanosByRoundTrip, 0);
+            long cpu0 = threads.getCurrentThreadCpuTime();
             long start = System.nanoTime();
             for (int i = 0; i < perBlock; i++) {
               variant.getValue().accept(next++);
             }
             nanos.put(variant.getKey(), System.nanoTime() - start);
+            long[][] perBlockSums = blockSums.computeIfAbsent(variant.getKey(),
+                k -> new long[waitNanosByRoundTrip.length + 2][blocks]);
+            for (int rt = 0; rt < waitNanosByRoundTrip.length; rt++) {
+              perBlockSums[rt][b] = waitNanosByRoundTrip[rt];
+            }
+            perBlockSums[waitNanosByRoundTrip.length][b] = System.nanoTime() - start;
+            perBlockSums[waitNanosByRoundTrip.length + 1][b] = threads.getCurrentThreadCpuTime() - cpu0;
           }
           long base = nanos.get("handWritten");
           for (Map.Entry<String, Long> e : nanos.entrySet()) {
@@ -154,6 +223,19 @@ public final class WireProbe {
           double[] r = e.getValue().clone();
           Arrays.sort(r);
           System.out.printf("  %-20s %.3f [%.3f..%.3f]%n", e.getKey(), r[r.length / 2], r[0], r[r.length - 1]);
+        }
+        System.out.println("\n=== the same blocks, per call (us, median over blocks): elapsed, client CPU, server + wire"
+            + " time of each round trip");
+        for (Map.Entry<String, long[][]> e : blockSums.entrySet()) {
+          long[][] sums = e.getValue();
+          double n = perBlock * 1000.0;
+          StringBuilder line = new StringBuilder(String.format("  %-24s elapsed %6.1f  cpu %5.1f  waits",
+              e.getKey(), median(sums[waitNanosByRoundTrip.length]) / n,
+              median(sums[waitNanosByRoundTrip.length + 1]) / n));
+          for (int rt = 0; rt < waitNanosByRoundTrip.length && median(sums[rt]) > 0; rt++) {
+            line.append(String.format(" #%d %.1f", rt + 1, median(sums[rt]) / n));
+          }
+          System.out.println(line);
         }
       }
     }
@@ -323,6 +405,29 @@ public final class WireProbe {
     }
   }
 
+  /** The calling thread's voluntary and involuntary context switches so far (Linux), or zeros. */
+  private static long[] contextSwitches() {
+    long[] switches = new long[2];
+    try {
+      for (String line : java.nio.file.Files.readAllLines(java.nio.file.Path.of("/proc/thread-self/status"))) {
+        if (line.startsWith("voluntary_ctxt_switches:")) {
+          switches[0] = Long.parseLong(line.substring(line.indexOf(':') + 1).trim());
+        } else if (line.startsWith("nonvoluntary_ctxt_switches:")) {
+          switches[1] = Long.parseLong(line.substring(line.indexOf(':') + 1).trim());
+        }
+      }
+    } catch (IOException | RuntimeException e) {
+      // not Linux: no figures
+    }
+    return switches;
+  }
+
+  private static long median(long[] values) {
+    long[] sorted = values.clone();
+    Arrays.sort(sorted);
+    return sorted[sorted.length / 2];
+  }
+
   private static String key(String prefix, int i) {
     return prefix + "-" + i;
   }
@@ -336,8 +441,14 @@ public final class WireProbe {
   }
 
   private static void call(Call call) {
+    roundTripOfCall = 0;
+    gapStartNanos = System.nanoTime();
+    gapStartCpu = THREADS.getCurrentThreadCpuTime();
     try {
       call.run();
+      int gap = Math.min(roundTripOfCall, gapNanos.length - 1);
+      gapNanos[gap] += System.nanoTime() - gapStartNanos;
+      gapCpuNanos[gap] += THREADS.getCurrentThreadCpuTime() - gapStartCpu;
     } catch (Exception e) {
       throw new IllegalStateException(e);
     }
@@ -350,6 +461,96 @@ public final class WireProbe {
       } else {
         statement.execute("ANALYZE TABLE idem_record, orders, request_keys");
       }
+    }
+  }
+
+  /**
+   * The statistics of the database's tables ({@link #TABLE_COUNTERS}). A backend keeps its counts to itself for up
+   * to 10 s after its last flush; each pooled connection is made to flush them first.
+   */
+  private static Map<String, long[]> tableCounters(javax.sql.DataSource pool, Connection admin, TestDatabase database)
+      throws SQLException {
+    Map<String, long[]> counters = new java.util.TreeMap<>();
+    if (database != TestDatabase.POSTGRESQL) {
+      return counters;
+    }
+    onEveryPooledConnection(pool, connection -> {
+      try (Statement statement = connection.createStatement()) {
+        statement.execute("SELECT pg_stat_force_next_flush()"); // flushed as this backend goes idle after it
+      }
+    });
+    try (Statement statement = admin.createStatement()) {
+      statement.execute("SELECT pg_stat_clear_snapshot()");
+      try (ResultSet rs = statement.executeQuery("SELECT t.relname, t.n_tup_ins, t.n_tup_upd, t.n_tup_hot_upd,"
+          + " io.heap_blks_read + io.heap_blks_hit, coalesce(io.idx_blks_read + io.idx_blks_hit, 0)"
+          + " FROM pg_stat_user_tables t JOIN pg_statio_user_tables io USING (relid)"
+          + " WHERE t.schemaname = current_schema()")) {
+        while (rs.next()) {
+          long[] values = new long[5];
+          for (int i = 0; i < values.length; i++) {
+            values[i] = rs.getLong(i + 2);
+          }
+          counters.put(rs.getString(1), values);
+        }
+      }
+    }
+    return counters;
+  }
+
+  interface ConnectionWork {
+    void run(Connection connection) throws SQLException;
+  }
+
+  /** Runs {@code work} on each of the pool's connections, all borrowed at once so that each is a different one. */
+  private static void onEveryPooledConnection(javax.sql.DataSource pool, ConnectionWork work) throws SQLException {
+    List<Connection> borrowed = new ArrayList<>();
+    try {
+      for (int i = 0; i < BenchDatabase.POOL_SIZE; i++) {
+        borrowed.add(pool.getConnection());
+      }
+      for (Connection connection : borrowed) {
+        work.run(connection);
+      }
+    } finally {
+      for (Connection connection : borrowed) {
+        connection.close();
+      }
+    }
+  }
+
+  /**
+   * Whether the server plans idem's statements once: per pooled connection, its server-side prepared statements on
+   * idem_record with how often each ran a generic plan (planned once) or a custom plan (planned per execution).
+   */
+  private static void printPreparedStatements(javax.sql.DataSource pool) throws SQLException {
+    System.out.println("\n=== server-side prepared statements on idem_record (pg_prepared_statements of each pooled"
+        + " connection): generic plans / custom plans");
+    onEveryPooledConnection(pool, connection -> {
+      try (Statement statement = connection.createStatement(); ResultSet rs = statement.executeQuery(
+          "SELECT name, generic_plans, custom_plans, statement FROM pg_prepared_statements"
+              + " WHERE statement LIKE '%idem_record%' ORDER BY generic_plans + custom_plans DESC")) {
+        while (rs.next()) {
+          System.out.printf("  %-5s %6d / %-4d %s%n", rs.getString(1), rs.getLong(2), rs.getLong(3),
+              CountingSocket.abbreviate(rs.getString(4)));
+        }
+      }
+    });
+  }
+
+  private static final String[] TABLE_COUNTERS = {"ins", "upd", "hot_upd", "heap_blks", "idx_blks"};
+
+  private static void printTableCounters(Map<String, long[]> before, Map<String, long[]> after, int calls) {
+    for (Map.Entry<String, long[]> table : after.entrySet()) {
+      long[] b = before.getOrDefault(table.getKey(), new long[TABLE_COUNTERS.length]);
+      long[] a = table.getValue();
+      if (a[0] == b[0] && a[1] == b[1]) {
+        continue;
+      }
+      StringBuilder line = new StringBuilder("  per call, " + table.getKey() + ":");
+      for (int i = 0; i < TABLE_COUNTERS.length; i++) {
+        line.append(String.format(" %s %.2f", TABLE_COUNTERS[i], (a[i] - b[i]) / (double) calls));
+      }
+      System.out.println(line);
     }
   }
 
@@ -406,6 +607,12 @@ public final class WireProbe {
 
   static final class CountingSocket extends Socket {
     private boolean wroteSinceRead;
+    private long lastWriteNanos;
+    /** PostgreSQL: the ReadyForQuery messages still due for the Query and Sync messages sent. */
+    private int readyExpected;
+    /** The round trip of the call whose answer is awaited, or -1. */
+    private int waitingRoundTrip = -1;
+    private final ByteArrayOutputStream received = new ByteArrayOutputStream();
     private InputStream in;
     private OutputStream out;
     private final ByteArrayOutputStream pending = new ByteArrayOutputStream();
@@ -425,14 +632,18 @@ public final class WireProbe {
           @Override
           public int read() throws IOException {
             int b = super.read();
-            counted(b < 0 ? 0 : 1);
+            if (b >= 0) {
+              counted(new byte[] {(byte) b}, 0, 1);
+            }
             return b;
           }
 
           @Override
           public int read(byte[] buffer, int offset, int length) throws IOException {
             int n = super.read(buffer, offset, length);
-            counted(Math.max(n, 0));
+            if (n > 0) {
+              counted(buffer, offset, n);
+            }
             return n;
           }
         };
@@ -460,17 +671,50 @@ public final class WireProbe {
       return out;
     }
 
-    private void counted(int n) {
+    private void counted(byte[] buffer, int offset, int n) {
       bytesIn.addAndGet(n);
-      if (wroteSinceRead && n > 0) {
+      if (wroteSinceRead) {
         wroteSinceRead = false;
         roundTrips.incrementAndGet();
+        waitingRoundTrip = roundTripOfCall++;
+      }
+      if (port == 5432 && postgresTyped) {
+        // The answer is complete with the ReadyForQuery of the last Query or Sync sent: a BEGIN that pgjdbc sends
+        // ahead of the first statement is answered at once, the statement after it later, in the same round trip.
+        received.write(buffer, offset, n);
+        byte[] data = received.toByteArray();
+        int at = 0;
+        while (data.length - at >= 5 && data.length - at >= 1 + int32(data, at + 1)) {
+          if (data[at] == 'Z' && readyExpected > 0 && --readyExpected == 0) {
+            answered();
+          }
+          at += 1 + int32(data, at + 1);
+        }
+        received.reset();
+        received.write(data, at, data.length - at);
+      } else if (waitingRoundTrip >= 0) {
+        answered(); // MariaDB: the first bytes of the answer
       }
     }
 
+    /** The answer to the round trip waited for is complete: its wait ends, the client's next gap begins. */
+    private void answered() {
+      if (waitingRoundTrip >= 0 && waitingRoundTrip < waitNanosByRoundTrip.length) {
+        waitNanosByRoundTrip[waitingRoundTrip] += System.nanoTime() - lastWriteNanos;
+      }
+      waitingRoundTrip = -1;
+      gapStartNanos = System.nanoTime();
+      gapStartCpu = THREADS.getCurrentThreadCpuTime();
+    }
+
     private void sent(byte[] buffer, int offset, int length) {
+      if (!wroteSinceRead && roundTripOfCall < gapNanos.length) {
+        gapNanos[roundTripOfCall] += System.nanoTime() - gapStartNanos;
+        gapCpuNanos[roundTripOfCall] += THREADS.getCurrentThreadCpuTime() - gapStartCpu;
+      }
       bytesOut.addAndGet(length);
       wroteSinceRead = true;
+      lastWriteNanos = System.nanoTime();
       pending.write(buffer, offset, length);
       decode();
     }
@@ -511,6 +755,9 @@ public final class WireProbe {
       int length = int32(data, at + 1);
       if (data.length - at < 1 + length) {
         return 0;
+      }
+      if (type == 'Q' || type == 'S') {
+        readyExpected++;
       }
       if (recording) {
         int body = at + 5;
@@ -570,7 +817,7 @@ public final class WireProbe {
       }
     }
 
-    private static String abbreviate(String sql) {
+    static String abbreviate(String sql) {
       String flat = sql.replaceAll("\\s+", " ").replaceAll("[\\x00-\\x1f]", "?");
       return flat.length() > 150 ? flat.substring(0, 150) + "…" : flat;
     }
