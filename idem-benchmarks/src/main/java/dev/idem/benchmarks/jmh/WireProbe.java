@@ -62,8 +62,14 @@ public final class WireProbe {
         operations.createSchema();
         Map<String, IntConsumer> variants = new LinkedHashMap<>();
         variants.put("handWritten", i -> call(() -> operations.handWritten(key("h", i), order(1, i))));
+        variants.put("handIdemShaped", i -> call(() -> operations.handWrittenIdemShaped(key("w", i), order(8, i))));
+        variants.put("handCompletedAfter",
+            i -> call(() -> operations.handWrittenCompletedAfter(key("a", i), order(9, i))));
+        variants.put("handClaimFirst", i -> call(() -> operations.handWrittenClaimFirst(key("b", i), order(10, i))));
         variants.put("idemTransactional", i -> call(() -> operations.idemTransactional(key("r", i), order(2, i))));
         variants.put("idemVoid", i -> call(() -> operations.idemTransactionalVoid(key("v", i), order(3, i))));
+        variants.put("idemVoidPromised",
+            i -> call(() -> operations.idemTransactionalVoidPromised(key("p", i), order(11, i))));
         variants.put("idemClaim", i -> call(() -> operations.idemClaim(key("c", i), order(4, i))));
         variants.put("plain", i -> call(() -> operations.plain(order(5, i))));
         variants.put("handPlusUpdate", i -> call(() -> handWrittenPlusUpdate(pool, database, key("u", i), order(7, i))));
@@ -118,6 +124,7 @@ public final class WireProbe {
             }
             // Log volume and CPU per call over many calls.
             long log0 = logPosition(admin, database);
+            SessionStatus status0 = database == TestDatabase.MARIADB ? SessionStatus.of(pool) : null;
             long cpu0 = threads.getCurrentThreadCpuTime();
             rt0 = roundTrips.get();
             for (int i = 0; i < calls; i++) {
@@ -127,6 +134,9 @@ public final class WireProbe {
             long log = logPosition(admin, database) - log0;
             System.out.printf("  per call over %d calls: %.1f round trips, %.0f log bytes, %.1f us client CPU%n",
                 calls, (roundTrips.get() - rt0) / (double) calls, log / (double) calls, cpu / 1000.0 / calls);
+            if (status0 != null) {
+              System.out.println("  server, per call: " + SessionStatus.of(pool).perCallSince(status0, calls));
+            }
           }
         }
         // Interleaved latency ratios on one thread: blocks of each variant in turn, median per-block ratio.
@@ -343,12 +353,57 @@ public final class WireProbe {
     }
   }
 
+  /**
+   * MariaDB's SHOW SESSION STATUS counters of the pooled connection this thread gets (Hikari hands a thread the
+   * connection it returned last, so the one the variant just used; checked by its CONNECTION_ID()). The two readings'
+   * own statements are counted too (a constant handful, spread over the calls).
+   */
+  private record SessionStatus(long connectionId, Map<String, Long> counters) {
+    private static final List<String> SHOWN = List.of("Questions", "Com_insert", "Com_update", "Com_select",
+        "Com_commit", "Com_set_option", "Handler_write", "Handler_update", "Handler_read_key",
+        "Handler_read_rnd_next", "Handler_commit", "Handler_prepare", "Innodb_rows_inserted", "Innodb_rows_updated",
+        "Innodb_rows_read", "Rows_read", "Bytes_received", "Bytes_sent");
+
+    static SessionStatus of(javax.sql.DataSource pool) throws SQLException {
+      try (Connection connection = pool.getConnection(); Statement statement = connection.createStatement()) {
+        long id;
+        try (ResultSet rs = statement.executeQuery("SELECT CONNECTION_ID()")) {
+          rs.next();
+          id = rs.getLong(1);
+        }
+        Map<String, Long> counters = new LinkedHashMap<>();
+        try (ResultSet rs = statement.executeQuery("SHOW SESSION STATUS")) {
+          while (rs.next()) {
+            try {
+              counters.put(rs.getString(1), Long.parseLong(rs.getString(2)));
+            } catch (NumberFormatException notACounter) {
+              // a text or fractional value
+            }
+          }
+        }
+        return new SessionStatus(id, counters);
+      }
+    }
+
+    String perCallSince(SessionStatus before, int calls) {
+      if (before.connectionId != connectionId) {
+        return "(another connection: " + before.connectionId + " then " + connectionId + ")";
+      }
+      StringBuilder text = new StringBuilder();
+      for (String name : SHOWN) {
+        long delta = counters.getOrDefault(name, 0L) - before.counters.getOrDefault(name, 0L);
+        text.append(name).append('=').append(String.format("%.2f", delta / (double) calls)).append(' ');
+      }
+      return text.toString();
+    }
+  }
+
   private static void analyze(Connection admin, TestDatabase database) throws SQLException {
     try (Statement statement = admin.createStatement()) {
       if (database == TestDatabase.POSTGRESQL) {
         statement.execute("ANALYZE");
       } else {
-        statement.execute("ANALYZE TABLE idem_record, orders, request_keys");
+        statement.execute("ANALYZE TABLE idem_record, orders, request_keys, request_keys_wide");
       }
     }
   }
