@@ -125,6 +125,7 @@ public final class WireProbe {
             // Log volume and CPU per call over many calls.
             long log0 = logPosition(admin, database);
             SessionStatus status0 = database == TestDatabase.MARIADB ? SessionStatus.of(pool) : null;
+            long server0 = ServerCpu.nanos(database);
             long cpu0 = threads.getCurrentThreadCpuTime();
             rt0 = roundTrips.get();
             for (int i = 0; i < calls; i++) {
@@ -134,6 +135,11 @@ public final class WireProbe {
             long log = logPosition(admin, database) - log0;
             System.out.printf("  per call over %d calls: %.1f round trips, %.0f log bytes, %.1f us client CPU%n",
                 calls, (roundTrips.get() - rt0) / (double) calls, log / (double) calls, cpu / 1000.0 / calls);
+            long server = ServerCpu.nanos(database) - server0;
+            if (server0 >= 0) {
+              System.out.printf("  server process CPU per call: %.1f us (all its threads, 10 ms ticks)%n",
+                  server / 1000.0 / calls);
+            }
             if (status0 != null) {
               System.out.println("  server, per call: " + SessionStatus.of(pool).perCallSince(status0, calls));
             }
@@ -350,6 +356,39 @@ public final class WireProbe {
       call.run();
     } catch (Exception e) {
       throw new IllegalStateException(e);
+    }
+  }
+
+  /**
+   * The database server's process CPU time (user + system, every thread) from /proc, where the server runs on this
+   * machine and is visible: the server-side work of the calls in between, other clients' included. -1 if unknown.
+   */
+  private static final class ServerCpu {
+    private static final java.nio.file.Path MARIADB = statOf("mariadbd");
+    private static final java.nio.file.Path POSTGRES = statOf("postgres");
+
+    private ServerCpu() {}
+
+    private static java.nio.file.Path statOf(String command) {
+      return ProcessHandle.allProcesses()
+          .filter(p -> p.info().command().map(c -> c.endsWith("/" + command)).orElse(false))
+          .filter(p -> p.parent().map(parent -> !parent.info().command().orElse("").endsWith("/" + command))
+              .orElse(true))
+          .findFirst().map(p -> java.nio.file.Path.of("/proc/" + p.pid() + "/stat")).orElse(null);
+    }
+
+    static long nanos(TestDatabase database) {
+      java.nio.file.Path stat = database == TestDatabase.MARIADB ? MARIADB : null;
+      if (stat == null) {
+        return -1;
+      }
+      try {
+        String text = java.nio.file.Files.readString(stat);
+        String[] fields = text.substring(text.lastIndexOf(')') + 2).split(" ");
+        return (Long.parseLong(fields[11]) + Long.parseLong(fields[12])) * 10_000_000L;
+      } catch (IOException | RuntimeException e) {
+        return -1;
+      }
     }
   }
 
