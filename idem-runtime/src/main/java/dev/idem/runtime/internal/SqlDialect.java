@@ -574,15 +574,6 @@ abstract class SqlDialect {
      * taken before the competing claim committed and find nothing.
      */
     private static final String LOCKING_READ = " LOCK IN SHARE MODE";
-    /**
-     * What the COMMIT-carrying completion signals when it matched no row (see {@link #andCommit}): the SQLState of a
-     * user-defined exception, with a vendor code no MariaDB error uses and below 32768 (Connector/J reads it as a
-     * signed 16-bit number).
-     */
-    private static final String NOTHING_TO_COMPLETE_STATE = "45000";
-    private static final int NOTHING_TO_COMPLETE = 30045;
-    /** Session variable the COMMIT-carrying completion sets just before its COMMIT. */
-    private static final String COMMIT_REACHED = "@idem_commit_reached";
 
     MariaDbDialect() {
       super(Dialect.MARIADB);
@@ -595,71 +586,6 @@ abstract class SqlDialect {
 
     @Override
     boolean commitsImplicitly() {
-      return true;
-    }
-
-    /**
-     * Connector/J sends one statement per round trip unless the URL allows multi-queries, so the completion and the
-     * COMMIT travel as one anonymous compound statement ({@code BEGIN NOT ATOMIC … END}, MariaDB 10.1.1 and later),
-     * which the server parses as a single statement: with the driver's defaults, client- or server-side prepared,
-     * the parameters bound as usual. Its COMMIT runs only if the completion matched its row: otherwise the block
-     * signals {@link #NOTHING_TO_COMPLETE} first; any other error in the UPDATE (deadlock, lock wait timeout) ends
-     * the block before the COMMIT too. The driver follows the server's status flags, so {@code commit()} afterwards
-     * sends nothing, and restoring auto-commit neither. Not MySQL, which has no anonymous blocks.
-     */
-    @Override
-    String storeResultAndCommitSql(String table) {
-      return andCommit(storeResultSql(table));
-    }
-
-    /** As {@link #storeResultAndCommitSql}, for the fenced completion of a CLAIM body's transaction. */
-    @Override
-    String completeAndCommitSql(String table) {
-      return andCommit(completeSql(table));
-    }
-
-    /**
-     * {@code update}, which must match exactly one row, then COMMIT. The session variable {@link #COMMIT_REACHED},
-     * which no rollback undoes, tells {@link #commitReached} afterwards how far a failed block got: 0 from its start
-     * until its COMMIT, 1 while the COMMIT runs, NULL again once it succeeded (so that a later block that never
-     * reached the server finds no 1 left over). The UPDATE always changes its row (its state), so ROW_COUNT() is the
-     * matched rows whatever the connection's found-rows flag.
-     */
-    private static String andCommit(String update) {
-      return "BEGIN NOT ATOMIC SET " + COMMIT_REACHED + " = 0; " + update + ";"
-          + " IF ROW_COUNT() <> 1 THEN SIGNAL SQLSTATE '" + NOTHING_TO_COMPLETE_STATE + "' SET MYSQL_ERRNO = "
-          + NOTHING_TO_COMPLETE + ", MESSAGE_TEXT = 'idem: no record to complete, nothing committed'; END IF;"
-          + " SET " + COMMIT_REACHED + " = 1; COMMIT; SET " + COMMIT_REACHED + " = NULL; END";
-    }
-
-    @Override
-    boolean isNothingToComplete(SQLException e) {
-      for (SQLException s : SqlErrors.chain(e)) {
-        if (s.getErrorCode() == NOTHING_TO_COMPLETE && NOTHING_TO_COMPLETE_STATE.equals(s.getSQLState())) {
-          return true;
-        }
-      }
-      return false;
-    }
-
-    /**
-     * Reads {@link #COMMIT_REACHED}: 0 if the block failed before its COMMIT (a deadlock victim's transaction is
-     * rolled back by the server, a lock wait timeout's is still open: either way nothing of it committed), or never
-     * reached the server after such a block on this connection; otherwise (1: the COMMIT failed; NULL: the block did
-     * not run, or a session without it) it cannot tell: reached, to be safe, as when the probe fails (the connection
-     * is gone). Rolls back what is left when it returns true.
-     */
-    @Override
-    boolean commitReached(java.sql.Connection connection) {
-      try (java.sql.Statement probe = connection.createStatement();
-          java.sql.ResultSet rs = probe.executeQuery("SELECT " + COMMIT_REACHED)) {
-        if (rs.next() && rs.getInt(1) == 0 && !rs.wasNull()) {
-          return false;
-        }
-      } catch (SQLException e) {
-        // cannot tell
-      }
-      Quietly.rollback(connection);
       return true;
     }
 

@@ -140,14 +140,10 @@ abstract class FaultContractTest extends DatabaseContract {
     });
   }
 
-  /**
-   * The completing UPDATE, alone or (PostgreSQL, MariaDB) carrying the commit, see
-   * {@link SqlDialect#completeAndCommitSql}.
-   */
+  /** The completing UPDATE, alone or (PostgreSQL) carrying the commit, see {@link SqlDialect#completeAndCommitSql}. */
   private static boolean isCompletion(String sql) {
-    return (sql.startsWith("UPDATE") || sql.startsWith("WITH completed AS (UPDATE")
-        || sql.startsWith("BEGIN NOT ATOMIC SET @idem_commit_reached = 0; UPDATE"))
-        && sql.contains("SET state = '" + SqlDialect.COMPLETED + "', result = ?, error_type = ?");
+    return (sql.startsWith("UPDATE") || sql.startsWith("WITH completed AS (UPDATE")) && sql.contains("SET state = '" + SqlDialect.COMPLETED + "', result = ?, error_type"
+        + " = ?");
   }
 
   /**

@@ -109,9 +109,8 @@ final class FaultInjectingDataSource {
       String name = method.getName();
       boolean executes = (name.equals("executeUpdate") || name.equals("execute") || name.equals("executeQuery"))
           && (args == null || args.length == 0);
-      // A statement that commits (the completion in a transaction idem owns, PostgreSQL's and MariaDB's) is where
-      // the commit is.
-      if (executes && commitEffect != null && commitsItself(sql) && fire()) {
+      // A statement that commits (PostgreSQL's completion in a transaction idem owns) is where the commit is.
+      if (executes && commitEffect != null && sql.endsWith("; COMMIT") && fire()) {
         if (commitEffect == Effect.COMMIT_ACK_LOST) {
           invoke(real, method, args);
           throw new SQLException("injected: the commit's acknowledgement was lost", "08006");
@@ -130,14 +129,6 @@ final class FaultInjectingDataSource {
     };
     return (PreparedStatement) Proxy.newProxyInstance(getClass().getClassLoader(),
         new Class<?>[] {PreparedStatement.class}, handler);
-  }
-
-  /**
-   * Whether {@code sql} commits the transaction itself: PostgreSQL's {@code …; COMMIT}, MariaDB's
-   * {@code BEGIN NOT ATOMIC …; COMMIT; … END} (see {@link SqlDialect#storeResultAndCommitSql}).
-   */
-  static boolean commitsItself(String sql) {
-    return sql.endsWith("; COMMIT") || sql.startsWith("BEGIN NOT ATOMIC") && sql.contains("; COMMIT;");
   }
 
   private static Object invoke(Object target, Method method, Object[] args) throws Throwable {
