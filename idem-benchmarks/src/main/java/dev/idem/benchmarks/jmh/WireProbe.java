@@ -73,6 +73,22 @@ public final class WireProbe {
         variants.put("idemClaim", i -> call(() -> operations.idemClaim(key("c", i), order(4, i))));
         variants.put("plain", i -> call(() -> operations.plain(order(5, i))));
         variants.put("handPlusUpdate", i -> call(() -> handWrittenPlusUpdate(pool, database, key("u", i), order(7, i))));
+        if (database == TestDatabase.MARIADB) {
+          variants.put("idemStatementsByHand",
+              i -> call(() -> idemStatementsByHand(pool, key("s", i), false, order(12, i))));
+          variants.put("idemStatementsInPlace",
+              i -> call(() -> idemStatementsByHand(pool, key("t", i), true, order(13, i))));
+          // The void completion (only the state changes), on idem_record and on a copy whose state is fixed-width.
+          try (Connection connection = pool.getConnection(); Statement statement = connection.createStatement()) {
+            statement.execute("CREATE TABLE idem_record_fixed_state LIKE idem_record");
+            statement.execute("ALTER TABLE idem_record_fixed_state MODIFY state CHAR(16) CHARACTER SET ascii"
+                + " COLLATE ascii_bin NOT NULL");
+          }
+          variants.put("idemVoidStatements",
+              i -> call(() -> idemVoidStatementsByHand(pool, "idem_record", key("x", i), order(14, i))));
+          variants.put("idemVoidStatementsFixedState",
+              i -> call(() -> idemVoidStatementsByHand(pool, "idem_record_fixed_state", key("y", i), order(15, i))));
+        }
         variants.put("handClaimFloor", i -> call(() -> claimThenWork(pool, database, key("f", i), order(6, i))));
         ThreadMXBean threads = ManagementFactory.getThreadMXBean();
         int warmUp = Integer.getInteger("probe.warmUp", 1500);
@@ -288,6 +304,107 @@ public final class WireProbe {
           complete.setLong(1, order.orderId());
           complete.setLong(2, order.totalCents());
           complete.setString(3, key);
+          complete.executeUpdate();
+        }
+        connection.commit();
+      } catch (SQLException | RuntimeException e) {
+        connection.rollback();
+        throw e;
+      } finally {
+        connection.setAutoCommit(true);
+      }
+    }
+  }
+
+  /** MariaDB only: idem's statements for a void first execution (PENDING claim, write, state-only completion). */
+  private static void idemVoidStatementsByHand(javax.sql.DataSource pool, String table, String key,
+      BenchOrders.PlaceOrder order) throws SQLException {
+    String fingerprint = String.format("%064x", new java.math.BigInteger(1, key.getBytes(StandardCharsets.UTF_8)));
+    try (Connection connection = pool.getConnection()) {
+      connection.setAutoCommit(false);
+      try {
+        long now = System.currentTimeMillis();
+        try (java.sql.PreparedStatement claim = connection.prepareStatement("INSERT IGNORE INTO " + table
+            + " (scope, idem_key, state, fingerprint, created_at, expires_at) VALUES (?, ?, ?, ?, ?, ?)")) {
+          claim.setString(1, "bench.orders.void");
+          claim.setString(2, key);
+          claim.setString(3, "PENDING");
+          claim.setString(4, fingerprint);
+          claim.setLong(5, now);
+          claim.setLong(6, now + 86_400_000L);
+          if (claim.executeUpdate() != 1) {
+            throw new IllegalStateException("duplicate " + key);
+          }
+        }
+        OrderRows.insert(connection, order);
+        try (java.sql.PreparedStatement complete = connection.prepareStatement("UPDATE " + table + " SET state ="
+            + " 'COMPLETED', result = ?, error_type = ?, result_shape = ? WHERE scope = ? AND idem_key = ? AND"
+            + " state = 'PENDING'")) {
+          complete.setString(1, null);
+          complete.setString(2, null);
+          complete.setString(3, null);
+          complete.setString(4, "bench.orders.void");
+          complete.setString(5, key);
+          if (complete.executeUpdate() != 1) {
+            throw new IllegalStateException("not completed " + key);
+          }
+        }
+        connection.commit();
+      } catch (SQLException | RuntimeException e) {
+        connection.rollback();
+        throw e;
+      } finally {
+        connection.setAutoCommit(true);
+      }
+    }
+  }
+
+  /**
+   * MariaDB only: idem's own statements for a first execution storing a result (the PENDING claim in idem_record, the
+   * business write, the completing UPDATE, COMMIT) bound and sent by hand, without the runtime: tells what the
+   * statements cost the server from what the runtime adds. {@code inPlace}: the completion rewrites only
+   * created_at (fixed size, so InnoDB updates the record in place) instead of growing the record by the state,
+   * result and shape: tells what the record's growth costs.
+   */
+  private static void idemStatementsByHand(javax.sql.DataSource pool, String key, boolean inPlace,
+      BenchOrders.PlaceOrder order) throws SQLException {
+    String fingerprint = String.format("%064x", new java.math.BigInteger(1, key.getBytes(StandardCharsets.UTF_8)));
+    try (Connection connection = pool.getConnection()) {
+      connection.setAutoCommit(false);
+      try {
+        long now = System.currentTimeMillis();
+        try (java.sql.PreparedStatement claim = connection.prepareStatement("INSERT IGNORE INTO idem_record"
+            + " (scope, idem_key, state, fingerprint, created_at, expires_at) VALUES (?, ?, ?, ?, ?, ?)")) {
+          claim.setString(1, "bench.orders.byhand");
+          claim.setString(2, key);
+          claim.setString(3, "PENDING");
+          claim.setString(4, fingerprint);
+          claim.setLong(5, now);
+          claim.setLong(6, now + 86_400_000L);
+          if (claim.executeUpdate() != 1) {
+            throw new IllegalStateException("duplicate " + key);
+          }
+        }
+        OrderRows.insert(connection, order);
+        if (inPlace) {
+          try (java.sql.PreparedStatement complete = connection.prepareStatement(
+              "UPDATE idem_record SET created_at = ? WHERE scope = ? AND idem_key = ? AND state = 'PENDING'")) {
+            complete.setLong(1, now + 1);
+            complete.setString(2, "bench.orders.byhand");
+            complete.setString(3, key);
+            complete.executeUpdate();
+          }
+          connection.commit();
+          return;
+        }
+        try (java.sql.PreparedStatement complete = connection.prepareStatement("UPDATE idem_record SET state ="
+            + " 'COMPLETED', result = ?, error_type = ?, result_shape = ? WHERE scope = ? AND idem_key = ? AND"
+            + " state = 'PENDING'")) {
+          complete.setString(1, "{\"orderId\":" + order.orderId() + ",\"totalCents\":" + order.totalCents() + "}");
+          complete.setString(2, null);
+          complete.setString(3, "6a26cf6e96a54f0e6a26cf6e96a54f0e6a26cf6e96a54f0e6a26cf6e96a54f0e");
+          complete.setString(4, "bench.orders.byhand");
+          complete.setString(5, key);
           complete.executeUpdate();
         }
         connection.commit();
