@@ -85,22 +85,40 @@ public final class WireProbe {
         operations.createSchema();
         Map<String, IntConsumer> variants = new LinkedHashMap<>();
         variants.put("handWritten", i -> call(() -> operations.handWritten(key("h", i), order(1, i))));
+        variants.put("handIdemShaped", i -> call(() -> operations.handWrittenIdemShaped(key("w", i), order(8, i))));
+        variants.put("handCompletedAfter",
+            i -> call(() -> operations.handWrittenCompletedAfter(key("a", i), order(9, i))));
+        variants.put("handClaimFirst", i -> call(() -> operations.handWrittenClaimFirst(key("b", i), order(10, i))));
         variants.put("idemTransactional", i -> call(() -> operations.idemTransactional(key("r", i), order(2, i))));
         variants.put("idemVoid", i -> call(() -> operations.idemTransactionalVoid(key("v", i), order(3, i))));
+        variants.put("idemVoidPromised",
+            i -> call(() -> operations.idemTransactionalVoidPromised(key("p", i), order(11, i))));
         variants.put("idemClaim", i -> call(() -> operations.idemClaim(key("c", i), order(4, i))));
         variants.put("plain", i -> call(() -> operations.plain(order(5, i))));
         variants.put("handPlusUpdate", i -> call(() -> handWrittenPlusUpdate(pool, database, key("u", i), order(7, i))));
+        if (database == TestDatabase.MARIADB) {
+          variants.put("idemStatementsByHand",
+              i -> call(() -> idemStatementsByHand(pool, key("s", i), false, order(12, i))));
+          variants.put("idemStatementsInPlace",
+              i -> call(() -> idemStatementsByHand(pool, key("t", i), true, order(13, i))));
+          // The void completion (only the state changes), on idem_record and on a copy whose state is fixed-width.
+          try (Connection connection = pool.getConnection(); Statement statement = connection.createStatement()) {
+            statement.execute("CREATE TABLE idem_record_fixed_state LIKE idem_record");
+            statement.execute("ALTER TABLE idem_record_fixed_state MODIFY state CHAR(16) CHARACTER SET ascii"
+                + " COLLATE ascii_bin NOT NULL");
+          }
+          variants.put("idemVoidStatements",
+              i -> call(() -> idemVoidStatementsByHand(pool, "idem_record", key("x", i), order(14, i))));
+          variants.put("idemVoidStatementsFixedState",
+              i -> call(() -> idemVoidStatementsByHand(pool, "idem_record_fixed_state", key("y", i), order(15, i))));
+        }
         variants.put("handClaimFloor", i -> call(() -> claimThenWork(pool, database, key("f", i), order(6, i))));
-        // The floors the interleaved ratios name (2c) and (4b), as Operations runs them.
-        variants.put("handCompletedAfter",
-            i -> call(() -> operations.handWrittenCompletedAfter(key("a", i), order(8, i))));
-        variants.put("handClaimFirst", i -> call(() -> operations.handWrittenClaimFirst(key("b", i), order(9, i))));
         if (database == TestDatabase.POSTGRESQL) {
           // idem's own statements on idem_record, written by hand: what the record's statements cost without idem's
           // code, and which of the completion's forms (CTE or plain UPDATE, COMMIT carried or separate) costs what.
           for (IdemRowsByHand.Completion completion : IdemRowsByHand.Completion.values()) {
             variants.put("byHand" + completion.label, i -> call(() -> IdemRowsByHand.placeOrder(pool, completion,
-                key("x" + completion.ordinal(), i), order(10 + completion.ordinal(), i))));
+                key("z" + completion.ordinal(), i), order(20 + completion.ordinal(), i))));
           }
         }
         ThreadMXBean threads = ManagementFactory.getThreadMXBean();
@@ -158,6 +176,8 @@ public final class WireProbe {
             Arrays.fill(gapNanos, 0);
             Arrays.fill(gapCpuNanos, 0);
             long[] switches0 = contextSwitches();
+            SessionStatus status0 = database == TestDatabase.MARIADB ? SessionStatus.of(pool) : null;
+            long server0 = ServerCpu.nanos(database);
             long cpu0 = threads.getCurrentThreadCpuTime();
             rt0 = roundTrips.get();
             for (int i = 0; i < calls; i++) {
@@ -183,6 +203,14 @@ public final class WireProbe {
             System.out.printf("  per call, context switches of the calling thread: %.2f voluntary, %.2f involuntary%n",
                 (switches[0] - switches0[0]) / (double) calls, (switches[1] - switches0[1]) / (double) calls);
             printTableCounters(tables0, tableCounters(pool, admin, database), calls);
+            long server = ServerCpu.nanos(database) - server0;
+            if (server0 >= 0) {
+              System.out.printf("  server process CPU per call: %.1f us (all its threads, 10 ms ticks)%n",
+                  server / 1000.0 / calls);
+            }
+            if (status0 != null) {
+              System.out.println("  server, per call: " + SessionStatus.of(pool).perCallSince(status0, calls));
+            }
           }
         }
         if (database == TestDatabase.POSTGRESQL) {
@@ -366,6 +394,107 @@ public final class WireProbe {
     }
   }
 
+  /** MariaDB only: idem's statements for a void first execution (PENDING claim, write, state-only completion). */
+  private static void idemVoidStatementsByHand(javax.sql.DataSource pool, String table, String key,
+      BenchOrders.PlaceOrder order) throws SQLException {
+    String fingerprint = String.format("%064x", new java.math.BigInteger(1, key.getBytes(StandardCharsets.UTF_8)));
+    try (Connection connection = pool.getConnection()) {
+      connection.setAutoCommit(false);
+      try {
+        long now = System.currentTimeMillis();
+        try (java.sql.PreparedStatement claim = connection.prepareStatement("INSERT IGNORE INTO " + table
+            + " (scope, idem_key, state, fingerprint, created_at, expires_at) VALUES (?, ?, ?, ?, ?, ?)")) {
+          claim.setString(1, "bench.orders.void");
+          claim.setString(2, key);
+          claim.setString(3, "PENDING");
+          claim.setString(4, fingerprint);
+          claim.setLong(5, now);
+          claim.setLong(6, now + 86_400_000L);
+          if (claim.executeUpdate() != 1) {
+            throw new IllegalStateException("duplicate " + key);
+          }
+        }
+        OrderRows.insert(connection, order);
+        try (java.sql.PreparedStatement complete = connection.prepareStatement("UPDATE " + table + " SET state ="
+            + " 'COMPLETED', result = ?, error_type = ?, result_shape = ? WHERE scope = ? AND idem_key = ? AND"
+            + " state = 'PENDING'")) {
+          complete.setString(1, null);
+          complete.setString(2, null);
+          complete.setString(3, null);
+          complete.setString(4, "bench.orders.void");
+          complete.setString(5, key);
+          if (complete.executeUpdate() != 1) {
+            throw new IllegalStateException("not completed " + key);
+          }
+        }
+        connection.commit();
+      } catch (SQLException | RuntimeException e) {
+        connection.rollback();
+        throw e;
+      } finally {
+        connection.setAutoCommit(true);
+      }
+    }
+  }
+
+  /**
+   * MariaDB only: idem's own statements for a first execution storing a result (the PENDING claim in idem_record, the
+   * business write, the completing UPDATE, COMMIT) bound and sent by hand, without the runtime: tells what the
+   * statements cost the server from what the runtime adds. {@code inPlace}: the completion rewrites only
+   * created_at (fixed size, so InnoDB updates the record in place) instead of growing the record by the state,
+   * result and shape: tells what the record's growth costs.
+   */
+  private static void idemStatementsByHand(javax.sql.DataSource pool, String key, boolean inPlace,
+      BenchOrders.PlaceOrder order) throws SQLException {
+    String fingerprint = String.format("%064x", new java.math.BigInteger(1, key.getBytes(StandardCharsets.UTF_8)));
+    try (Connection connection = pool.getConnection()) {
+      connection.setAutoCommit(false);
+      try {
+        long now = System.currentTimeMillis();
+        try (java.sql.PreparedStatement claim = connection.prepareStatement("INSERT IGNORE INTO idem_record"
+            + " (scope, idem_key, state, fingerprint, created_at, expires_at) VALUES (?, ?, ?, ?, ?, ?)")) {
+          claim.setString(1, "bench.orders.byhand");
+          claim.setString(2, key);
+          claim.setString(3, "PENDING");
+          claim.setString(4, fingerprint);
+          claim.setLong(5, now);
+          claim.setLong(6, now + 86_400_000L);
+          if (claim.executeUpdate() != 1) {
+            throw new IllegalStateException("duplicate " + key);
+          }
+        }
+        OrderRows.insert(connection, order);
+        if (inPlace) {
+          try (java.sql.PreparedStatement complete = connection.prepareStatement(
+              "UPDATE idem_record SET created_at = ? WHERE scope = ? AND idem_key = ? AND state = 'PENDING'")) {
+            complete.setLong(1, now + 1);
+            complete.setString(2, "bench.orders.byhand");
+            complete.setString(3, key);
+            complete.executeUpdate();
+          }
+          connection.commit();
+          return;
+        }
+        try (java.sql.PreparedStatement complete = connection.prepareStatement("UPDATE idem_record SET state ="
+            + " 'COMPLETED', result = ?, error_type = ?, result_shape = ? WHERE scope = ? AND idem_key = ? AND"
+            + " state = 'PENDING'")) {
+          complete.setString(1, "{\"orderId\":" + order.orderId() + ",\"totalCents\":" + order.totalCents() + "}");
+          complete.setString(2, null);
+          complete.setString(3, "6a26cf6e96a54f0e6a26cf6e96a54f0e6a26cf6e96a54f0e6a26cf6e96a54f0e");
+          complete.setString(4, "bench.orders.byhand");
+          complete.setString(5, key);
+          complete.executeUpdate();
+        }
+        connection.commit();
+      } catch (SQLException | RuntimeException e) {
+        connection.rollback();
+        throw e;
+      } finally {
+        connection.setAutoCommit(true);
+      }
+    }
+  }
+
   /**
    * The hand-written pattern plus one UPDATE of the key's row in the same transaction: what MariaDB's PENDING claim
    * and its completing UPDATE cost over a claim that is complete on insert, measured on the lean table.
@@ -454,12 +583,90 @@ public final class WireProbe {
     }
   }
 
+  /**
+   * The database server's process CPU time (user + system, every thread) from /proc, where the server runs on this
+   * machine and is visible: the server-side work of the calls in between, other clients' included. -1 if unknown.
+   */
+  private static final class ServerCpu {
+    private static final java.nio.file.Path MARIADB = statOf("mariadbd");
+    private static final java.nio.file.Path POSTGRES = statOf("postgres");
+
+    private ServerCpu() {}
+
+    private static java.nio.file.Path statOf(String command) {
+      return ProcessHandle.allProcesses()
+          .filter(p -> p.info().command().map(c -> c.endsWith("/" + command)).orElse(false))
+          .filter(p -> p.parent().map(parent -> !parent.info().command().orElse("").endsWith("/" + command))
+              .orElse(true))
+          .findFirst().map(p -> java.nio.file.Path.of("/proc/" + p.pid() + "/stat")).orElse(null);
+    }
+
+    static long nanos(TestDatabase database) {
+      java.nio.file.Path stat = database == TestDatabase.MARIADB ? MARIADB : null;
+      if (stat == null) {
+        return -1;
+      }
+      try {
+        String text = java.nio.file.Files.readString(stat);
+        String[] fields = text.substring(text.lastIndexOf(')') + 2).split(" ");
+        return (Long.parseLong(fields[11]) + Long.parseLong(fields[12])) * 10_000_000L;
+      } catch (IOException | RuntimeException e) {
+        return -1;
+      }
+    }
+  }
+
+  /**
+   * MariaDB's SHOW SESSION STATUS counters of the pooled connection this thread gets (Hikari hands a thread the
+   * connection it returned last, so the one the variant just used; checked by its CONNECTION_ID()). The two readings'
+   * own statements are counted too (a constant handful, spread over the calls).
+   */
+  private record SessionStatus(long connectionId, Map<String, Long> counters) {
+    private static final List<String> SHOWN = List.of("Questions", "Com_insert", "Com_update", "Com_select",
+        "Com_commit", "Com_set_option", "Handler_write", "Handler_update", "Handler_read_key",
+        "Handler_read_rnd_next", "Handler_commit", "Handler_prepare", "Innodb_rows_inserted", "Innodb_rows_updated",
+        "Innodb_rows_read", "Rows_read", "Bytes_received", "Bytes_sent");
+
+    static SessionStatus of(javax.sql.DataSource pool) throws SQLException {
+      try (Connection connection = pool.getConnection(); Statement statement = connection.createStatement()) {
+        long id;
+        try (ResultSet rs = statement.executeQuery("SELECT CONNECTION_ID()")) {
+          rs.next();
+          id = rs.getLong(1);
+        }
+        Map<String, Long> counters = new LinkedHashMap<>();
+        try (ResultSet rs = statement.executeQuery("SHOW SESSION STATUS")) {
+          while (rs.next()) {
+            try {
+              counters.put(rs.getString(1), Long.parseLong(rs.getString(2)));
+            } catch (NumberFormatException notACounter) {
+              // a text or fractional value
+            }
+          }
+        }
+        return new SessionStatus(id, counters);
+      }
+    }
+
+    String perCallSince(SessionStatus before, int calls) {
+      if (before.connectionId != connectionId) {
+        return "(another connection: " + before.connectionId + " then " + connectionId + ")";
+      }
+      StringBuilder text = new StringBuilder();
+      for (String name : SHOWN) {
+        long delta = counters.getOrDefault(name, 0L) - before.counters.getOrDefault(name, 0L);
+        text.append(name).append('=').append(String.format("%.2f", delta / (double) calls)).append(' ');
+      }
+      return text.toString();
+    }
+  }
+
   private static void analyze(Connection admin, TestDatabase database) throws SQLException {
     try (Statement statement = admin.createStatement()) {
       if (database == TestDatabase.POSTGRESQL) {
         statement.execute("ANALYZE");
       } else {
-        statement.execute("ANALYZE TABLE idem_record, orders, request_keys");
+        statement.execute("ANALYZE TABLE idem_record, orders, request_keys, request_keys_wide");
       }
     }
   }
