@@ -717,18 +717,23 @@ abstract class SqlDialect {
      * session's query cache, so the application's own statements on that connection were parsed again. A concurrent
      * claim that is not committed yet is invisible to NOT EXISTS: then the insert waits on the primary key and fails
      * with 23505 once the other commits, which {@link #claim} still turns into "already recorded".
+     *
+     * <p>The row is a bare {@code SELECT} of numbered parameters, the NOT EXISTS reusing {@code ?1} and {@code ?2}:
+     * a {@code VALUES} list in a derived table makes H2 build and query a view per execution (~0.3 µs of a ~5 µs
+     * claim in a micro-benchmark), and the numbered parameters keep the binding the other dialects' claim has.
      */
     @Override
     String claimSql(String table) {
-      return "INSERT INTO " + table + CLAIM_COLUMNS
-          + " SELECT * FROM (VALUES " + CLAIM_VALUES + ") AS claim (s, k, st, f, c, e)"
-          + " WHERE NOT EXISTS (SELECT 1 FROM " + table + " WHERE scope = claim.s AND idem_key = claim.k)";
+      return "INSERT INTO " + table + CLAIM_COLUMNS + " SELECT ?1, ?2, ?3, ?4, ?5, ?6"
+          + " WHERE NOT EXISTS (SELECT 1 FROM " + table + " WHERE scope = ?1 AND idem_key = ?2)";
     }
 
     @Override
     String leaseClaimSql(String table) {
       // As claimSql: a recorded key inserts nothing, with no duplicate-key exception to build and roll back.
-      return leaseClaimUnlessRecordedSql(table);
+      return "INSERT INTO " + table + " (scope, idem_key, state, fingerprint, owner_token, lease_until, created_at,"
+          + " expires_at) SELECT ?1, ?2, '" + IN_PROGRESS + "', ?3, ?4, ?5, ?6, ?7"
+          + " WHERE NOT EXISTS (SELECT 1 FROM " + table + " WHERE scope = ?1 AND idem_key = ?2)";
     }
 
     @Override
