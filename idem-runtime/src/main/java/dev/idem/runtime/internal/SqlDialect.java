@@ -117,6 +117,18 @@ abstract class SqlDialect {
   abstract boolean commitsImplicitly();
 
   /**
+   * Whether idem opens its own transactions with a {@code START TRANSACTION} statement on a connection that stays
+   * in auto-commit mode, and ends them with {@code COMMIT} / {@code ROLLBACK} statements (see
+   * {@link StatementTransactionConnection}), rather than with {@code setAutoCommit(false)} and
+   * {@code setAutoCommit(true)}: where the driver sends each auto-commit switch as a round trip of its own
+   * (MariaDB and MySQL Connector/J), that is one round trip fewer per transaction. pgjdbc sends nothing for the
+   * switch, and H2 runs in-process.
+   */
+  boolean opensTransactionsWithStatement() {
+    return false;
+  }
+
+  /**
    * SQL inserting a new record; parameters: scope, key, state (PENDING, or COMPLETED, see
    * {@link #commitsImplicitly}), fingerprint, created_at, expires_at.
    * Executed by {@link #claim(PreparedStatement)}.
@@ -586,6 +598,11 @@ abstract class SqlDialect {
 
     @Override
     boolean commitsImplicitly() {
+      return true;
+    }
+
+    @Override
+    boolean opensTransactionsWithStatement() {
       return true;
     }
 
