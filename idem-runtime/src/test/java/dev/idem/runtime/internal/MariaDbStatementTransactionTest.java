@@ -293,6 +293,40 @@ class MariaDbStatementTransactionTest extends DatabaseContract {
   }
 
   /**
+   * The last line of defence: a transaction still open when idem closes the connection (its COMMIT or ROLLBACK
+   * failed) is rolled back before the connection goes back to the pool, and switching auto-commit back on never
+   * commits it.
+   */
+  @Test
+  void closingOrSwitchingBackRollsBackATransactionStillOpen() throws SQLException {
+    onPoolOfOne(true);
+    try {
+      Connection wrapped = new StatementTransactionConnection(pool.getConnection());
+      wrapped.setAutoCommit(false);
+      try (Statement statement = wrapped.createStatement()) {
+        statement.executeUpdate("INSERT INTO st_payments (id) VALUES ('x-1')");
+      }
+      assertEquals(1, inTransactionOf(wrapped));
+      wrapped.close();
+      assertGivenBackClean(true);
+      assertEquals(0, payments("x-1"), "rolled back, not committed");
+
+      wrapped = new StatementTransactionConnection(pool.getConnection());
+      wrapped.setAutoCommit(false);
+      try (Statement statement = wrapped.createStatement()) {
+        statement.executeUpdate("INSERT INTO st_payments (id) VALUES ('x-2')");
+      }
+      wrapped.setAutoCommit(true);
+      assertTrue(wrapped.getAutoCommit());
+      assertEquals(0, inTransactionOf(wrapped));
+      wrapped.close();
+      assertEquals(0, payments("x-2"), "rolled back, not committed by switching modes");
+    } finally {
+      closePool();
+    }
+  }
+
+  /**
    * DDL in a body commits implicitly; with the connection in auto-commit mode, every later statement then commits
    * on its own, so a failure afterwards undoes none of them (with {@code setAutoCommit(false)} they would roll back).
    * The claim, committed PENDING by the DDL, is still found broken by a retry, which does not run the body again.
