@@ -11,6 +11,10 @@ import java.sql.PreparedStatement;
 import java.sql.SQLException;
 import java.sql.SQLFeatureNotSupportedException;
 import java.sql.Statement;
+import java.util.ArrayList;
+import java.util.Collections;
+import java.util.List;
+import java.util.Locale;
 import java.util.concurrent.atomic.LongAdder;
 import java.util.logging.Logger;
 import javax.sql.DataSource;
@@ -52,7 +56,15 @@ public final class CountingDataSource implements DataSource {
   /** A connection's auto-commit mode as the code above set it, shared with its statements' proxies. */
   private static final class Mode {
     volatile boolean autoCommit;
+    /**
+     * Inside a transaction opened with a {@code START TRANSACTION} statement on a connection in auto-commit mode,
+     * until a {@code COMMIT} or {@code ROLLBACK} statement: its statements do not commit on their own.
+     */
+    volatile boolean statementTransaction;
   }
+
+  /** The SQL of every statement executed, in order, since the start or the last {@link #reset()}. */
+  private final List<String> executedSql = Collections.synchronizedList(new ArrayList<>());
 
   private final DataSource target;
   private final LongAdder connections = new LongAdder();
@@ -84,8 +96,19 @@ public final class CountingDataSource implements DataSource {
     return statements.sum();
   }
 
+  /**
+   * @return the SQL of the statements executed since the start or the last {@link #reset()}, in order (a prepared
+   *     statement's as prepared)
+   */
+  public List<String> executedSql() {
+    synchronized (executedSql) {
+      return List.copyOf(executedSql);
+    }
+  }
+
   /** Sets every counter to zero; call it while nothing uses the data source. */
   public void reset() {
+    executedSql.clear();
     for (LongAdder counter : new LongAdder[] {connections, statements, autoCommitStatements, commits, rollbacks,
         savepoints, autoCommitChanges}) {
       counter.reset();
@@ -106,31 +129,39 @@ public final class CountingDataSource implements DataSource {
     connections.increment();
     Mode mode = new Mode();
     mode.autoCommit = connection.getAutoCommit();
-    return (Connection) proxy(Connection.class, connection, mode);
+    return (Connection) proxy(Connection.class, connection, mode, null);
   }
 
-  private Object proxy(Class<?> type, Object delegate, Mode mode) {
+  private Object proxy(Class<?> type, Object delegate, Mode mode, String preparedSql) {
     InvocationHandler handler = (proxy, method, args) -> {
-      count(method.getName(), args, mode);
+      count(method.getName(), args, mode, preparedSql);
       Object result = invoke(delegate, method, args);
+      String sql = args != null && args.length > 0 && args[0] instanceof String text ? text : null;
       if (result instanceof CallableStatement) {
-        return proxy(CallableStatement.class, result, mode);
+        return proxy(CallableStatement.class, result, mode, sql);
       }
       if (result instanceof PreparedStatement) {
-        return proxy(PreparedStatement.class, result, mode);
+        return proxy(PreparedStatement.class, result, mode, sql);
       }
       if (result instanceof Statement) {
-        return proxy(Statement.class, result, mode);
+        return proxy(Statement.class, result, mode, null);
       }
       return result;
     };
     return Proxy.newProxyInstance(getClass().getClassLoader(), new Class<?>[] {type}, handler);
   }
 
-  private void count(String method, Object[] args, Mode mode) {
+  private void count(String method, Object[] args, Mode mode, String preparedSql) {
     if (method.startsWith("execute")) {
       statements.increment();
-      if (mode.autoCommit) {
+      String sql = args != null && args.length > 0 && args[0] instanceof String text ? text : preparedSql;
+      executedSql.add(sql);
+      String control = sql == null ? "" : sql.strip().toUpperCase(Locale.ROOT);
+      if (control.equals("START TRANSACTION") || control.equals("BEGIN")) {
+        mode.statementTransaction = true;
+      } else if (control.equals("COMMIT") || control.equals("ROLLBACK")) {
+        mode.statementTransaction = false;
+      } else if (mode.autoCommit && !mode.statementTransaction) {
         autoCommitStatements.increment();
       }
       return;

@@ -285,9 +285,13 @@ public final class MarkdownReport {
     line("Counted above the pool with a counting DataSource (not while timing), averaged over 20 calls after 3 "
         + "warm-up calls. *statements* are executed statements (execute, executeUpdate, executeQuery); *in "
         + "auto-commit* are those of them run in auto-commit mode, each committed by the database on its own, so "
-        + "the database commits `commit()` + *in auto-commit* times. With auto-commit on in the pool, every "
-        + "transaction is `setAutoCommit(false)` … `commit()` … `setAutoCommit(true)`; the held-connection limit "
-        + "has no such switches. Replays go round the 3 keys of the warm-up calls, so the cached replay hits.");
+        + "the database commits `commit()` + *in auto-commit* times (statements between `START TRANSACTION` and "
+        + "`COMMIT` are not in auto-commit). With auto-commit on in the pool, every hand-written transaction is "
+        + "`setAutoCommit(false)` … `commit()` … `setAutoCommit(true)`, and so is idem's on PostgreSQL and H2; on "
+        + "MariaDB idem opens its own with a `START TRANSACTION` statement and ends it with a `COMMIT` statement "
+        + "(both counted in *statements*, no `commit()` or `setAutoCommit` call: one round trip fewer). The "
+        + "held-connection limit has no such switches. Replays go round the 3 keys of the warm-up calls, so the "
+        + "cached replay hits.");
     line("");
     for (Map.Entry<String, Map<Operation, PerCall>> db : in.counts().entrySet()) {
       line("### " + db.getKey());

@@ -77,7 +77,8 @@ public final class IdemEngine {
     this.clock = new DatabaseClock(settings.clock(), dialect, settings.followDatabaseClock());
     this.listener = new SafeListener(settings.listener());
     this.cache = new CompletedRecordCache(settings.resultCacheSize());
-    this.transactions = new TransactionManager(dataSource, settings.transactionBinding());
+    this.transactions = new TransactionManager(dataSource, settings.transactionBinding(),
+        dialect.opensTransactionsWithStatement());
     RecordStatements records = new RecordStatements(dialect, tableName);
     this.transactional = new TransactionalExecutor(transactions, records, dialect, results, clock, listener, cache,
         settings.bodiesNeverCommitImplicitly() || !dialect.commitsImplicitly());

@@ -25,9 +25,17 @@ final class TransactionManager {
   private final TransactionBinding binding;
   private final ThreadLocal<Transaction> current = new ThreadLocal<>();
 
+  /** See {@link SqlDialect#opensTransactionsWithStatement()}. */
+  private final boolean transactionsByStatement;
+
   TransactionManager(DataSource dataSource, TransactionBinding binding) {
+    this(dataSource, binding, false);
+  }
+
+  TransactionManager(DataSource dataSource, TransactionBinding binding, boolean transactionsByStatement) {
     this.dataSource = dataSource;
     this.binding = binding;
+    this.transactionsByStatement = transactionsByStatement;
   }
 
   /** The transaction bound to this thread (idem's own, or the application's while idem runs inside it), or null. */
@@ -199,10 +207,22 @@ final class TransactionManager {
    * which must commit before its body runs.
    */
   Connection newConnection() {
+    Connection connection;
     try {
-      return dataSource.getConnection();
+      connection = dataSource.getConnection();
     } catch (SQLException e) {
       throw new IdempotencyStoreException("Cannot obtain a connection", e);
+    }
+    return transactionsByStatement ? byStatement(connection) : connection;
+  }
+
+  /** Where the pool lends connections in auto-commit mode, idem's transactions on them begin by statement. */
+  private static Connection byStatement(Connection connection) {
+    try {
+      return connection.getAutoCommit() ? new StatementTransactionConnection(connection) : connection;
+    } catch (SQLException e) {
+      Quietly.close(connection);
+      throw new IdempotencyStoreException("Cannot read the auto-commit mode of a new connection", e);
     }
   }
 

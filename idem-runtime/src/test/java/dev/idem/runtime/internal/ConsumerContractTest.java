@@ -169,8 +169,9 @@ abstract class ConsumerContractTest extends DatabaseContract {
     // Where the body could commit idem's transaction early (DDL on MariaDB and H2), the claim is PENDING and a third
     // statement completes it, so that an early commit can never leave a COMPLETED record of an unfinished body.
     boolean completedSeparately = SqlDialect.of(IdemEngine.of(runtime).dialect()).commitsImplicitly();
-    assertEquals(completedSeparately ? 3 : 2, counting.statementsExecuted(),
-        "the claim and the business insert (and the completion)");
+    assertEquals((completedSeparately ? 3 : 2) + OwnTransactionStatements.statementsFor(runtime.dialect(), 1),
+        counting.statementsExecuted(), "the claim and the business insert (and the completion)");
+    OwnTransactionStatements.assertCommitted(counting, runtime.dialect(), 1);
     assertEquals(1, count("SELECT COUNT(*) FROM idem_record WHERE state = 'COMPLETED' AND result IS NULL"));
 
     counting.reset();
@@ -181,7 +182,9 @@ abstract class ConsumerContractTest extends DatabaseContract {
     runtime.clearResultCache(); // as in another consumer process, or after a restart
     onOrderPaid(new OrderPaid("msg-1", 250), "billing");
     assertEquals(1, delegateCalls.get());
-    assertEquals(2, counting.statementsExecuted(), "the claim that found the key, and the read of its record");
+    assertEquals(2 + OwnTransactionStatements.statementsFor(runtime.dialect(), 1), counting.statementsExecuted(),
+        "the claim that found the key, and the read of its record");
+    OwnTransactionStatements.assertCommitted(counting, runtime.dialect(), 1);
     assertEquals(1, effects("billing"));
   }
 
@@ -193,7 +196,9 @@ abstract class ConsumerContractTest extends DatabaseContract {
     assertEquals(List.of(List.of("m-3", "m-1", "m-2")), delegateBatches);
     assertEquals(3, effects("billing"));
     assertEquals(3, count("SELECT COUNT(*) FROM idem_record WHERE result IS NULL"));
-    assertEquals(4, counting.statementsExecuted(), "one claim for the whole batch, then three business inserts");
+    assertEquals(4 + OwnTransactionStatements.statementsFor(runtime.dialect(), 1), counting.statementsExecuted(),
+        "one claim for the whole batch, then three business inserts");
+    OwnTransactionStatements.assertCommitted(counting, runtime.dialect(), 1);
   }
 
   @Test
@@ -212,8 +217,10 @@ abstract class ConsumerContractTest extends DatabaseContract {
     assertEquals(4, effects("billing"));
     // PostgreSQL's claim reads the records of the keys it could not claim in the same statement.
     boolean claimReads = runtime.dialect() == Dialect.POSTGRESQL;
-    assertEquals(claimReads ? 3 : 4, counting.statementsExecuted(),
+    assertEquals((claimReads ? 3 : 4) + OwnTransactionStatements.statementsFor(runtime.dialect(), 1),
+        counting.statementsExecuted(),
         "claim, read of the two duplicates (PostgreSQL: within the claim), two business inserts");
+    OwnTransactionStatements.assertCommitted(counting, runtime.dialect(), 1);
     assertEquals(2, events.stream().filter(e -> e.startsWith("replayed ")).count());
   }
 

@@ -6,6 +6,7 @@ import java.lang.reflect.Method;
 import java.lang.reflect.Proxy;
 import java.sql.Connection;
 import java.sql.PreparedStatement;
+import java.sql.Statement;
 import java.sql.SQLException;
 import java.util.concurrent.atomic.AtomicInteger;
 import java.util.function.Predicate;
@@ -98,6 +99,9 @@ final class FaultInjectingDataSource {
       if (name.equals("prepareStatement") && result instanceof PreparedStatement statement) {
         return statement(real, statement, (String) args[0]);
       }
+      if (name.equals("createStatement") && result instanceof Statement statement) {
+        return controlStatement(statement);
+      }
       return result;
     };
     return (Connection) Proxy.newProxyInstance(getClass().getClassLoader(), new Class<?>[] {Connection.class},
@@ -129,6 +133,28 @@ final class FaultInjectingDataSource {
     };
     return (PreparedStatement) Proxy.newProxyInstance(getClass().getClassLoader(),
         new Class<?>[] {PreparedStatement.class}, handler);
+  }
+
+  /**
+   * A plain statement: where idem ends its own transaction with a COMMIT statement (MariaDB, on a connection lent in
+   * auto-commit mode), that statement is where the commit is.
+   */
+  private Statement controlStatement(Statement real) {
+    InvocationHandler handler = (proxy, method, args) -> {
+      boolean commits = method.getName().equals("execute") && args != null && args.length == 1
+          && "COMMIT".equals(args[0]);
+      if (commits && commitEffect != null && fire()) {
+        if (commitEffect == Effect.COMMIT_ACK_LOST) {
+          invoke(real, method, args);
+          throw new SQLException("injected: the commit's acknowledgement was lost", "08006");
+        }
+        real.execute("ROLLBACK");
+        throw new SQLException("injected: the commit failed", "08006");
+      }
+      return invoke(real, method, args);
+    };
+    return (Statement) Proxy.newProxyInstance(getClass().getClassLoader(), new Class<?>[] {Statement.class},
+        handler);
   }
 
   private static Object invoke(Object target, Method method, Object[] args) throws Throwable {

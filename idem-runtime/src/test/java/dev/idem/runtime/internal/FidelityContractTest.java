@@ -343,7 +343,9 @@ abstract class FidelityContractTest extends DatabaseContract {
       calls.incrementAndGet();
       return null;
     });
-    assertEquals(1, counting.statementsExecuted(), "the claim, inserted COMPLETED, and no completing UPDATE");
+    assertEquals(1 + OwnTransactionStatements.statementsFor(idem.dialect(), 1), counting.statementsExecuted(),
+        "the claim, inserted COMPLETED, and no completing UPDATE");
+    OwnTransactionStatements.assertCommitted(counting, idem.dialect(), 1);
     assertEquals("COMPLETED", stored("state", "promise-1"));
     promising.execute(NOTE, new Object[] {"promise-1"}, new Object[0], () -> {
       calls.incrementAndGet();
@@ -353,14 +355,18 @@ abstract class FidelityContractTest extends DatabaseContract {
     // Results still complete their claim: the promise changes nothing for them.
     counting.reset();
     promising.execute(PAY, new Object[] {"promise-2"}, new Object[0], () -> new Receipt("p", 1));
-    assertEquals(2, counting.statementsExecuted(), "claim and completion");
+    assertEquals(2 + OwnTransactionStatements.statementsFor(idem.dialect(), 1), counting.statementsExecuted(),
+        "claim and completion");
+    OwnTransactionStatements.assertCommitted(counting, idem.dialect(), 1);
   }
 
   @Test
   void withoutThePromiseAVoidClaimIsCompletedInItsOwnStatementWhereDdlCommitsImplicitly() {
     counting.reset();
     idem.execute(NOTE, new Object[] {"default-1"}, new Object[0], () -> null);
-    assertEquals(commitsImplicitly() ? 2 : 1, counting.statementsExecuted());
+    assertEquals((commitsImplicitly() ? 2 : 1) + OwnTransactionStatements.statementsFor(idem.dialect(), 1),
+        counting.statementsExecuted());
+    OwnTransactionStatements.assertCommitted(counting, idem.dialect(), 1);
   }
 
   /** The documented price of a broken promise: an early commit then a failure leaves a COMPLETED record. */
