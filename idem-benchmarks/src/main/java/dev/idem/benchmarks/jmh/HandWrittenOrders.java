@@ -7,6 +7,7 @@ import java.sql.Connection;
 import java.sql.PreparedStatement;
 import java.sql.ResultSet;
 import java.sql.SQLException;
+import java.sql.Statement;
 import javax.sql.DataSource;
 
 /**
@@ -49,19 +50,38 @@ abstract class HandWrittenOrders {
     }
   }
 
+  /** How the pattern opens and ends its transactions on a connection the pool lends in auto-commit mode. */
+  enum TransactionStart {
+    /** {@code setAutoCommit(false)} … {@code commit()} … {@code setAutoCommit(true)}, as JDBC code does. */
+    AUTO_COMMIT_SWITCH,
+    /**
+     * {@code START TRANSACTION} … {@code COMMIT} statements, auto-commit left on: MariaDB Connector/J sends each
+     * auto-commit switch as a round trip of its own, so this is one round trip fewer there (what idem does on
+     * MariaDB); pgjdbc sends nothing for the switch and H2 runs in-process.
+     */
+    STATEMENTS
+  }
+
   private final DataSource dataSource;
   final KeyTable keyTable;
+  private final TransactionStart transactionStart;
 
-  HandWrittenOrders(DataSource dataSource, KeyTable keyTable) {
+  HandWrittenOrders(DataSource dataSource, KeyTable keyTable, TransactionStart transactionStart) {
     this.dataSource = dataSource;
     this.keyTable = keyTable;
+    this.transactionStart = transactionStart;
   }
 
   static HandWrittenOrders forDatabase(TestDatabase database, DataSource dataSource, KeyTable keyTable) {
+    return forDatabase(database, dataSource, keyTable, TransactionStart.AUTO_COMMIT_SWITCH);
+  }
+
+  static HandWrittenOrders forDatabase(TestDatabase database, DataSource dataSource, KeyTable keyTable,
+                                       TransactionStart transactionStart) {
     return switch (database) {
-      case POSTGRESQL -> new Postgres(dataSource, keyTable);
-      case MARIADB -> new MariaDb(dataSource, keyTable);
-      case H2 -> new H2(dataSource, keyTable);
+      case POSTGRESQL -> new Postgres(dataSource, keyTable, transactionStart);
+      case MARIADB -> new MariaDb(dataSource, keyTable, transactionStart);
+      case H2 -> new H2(dataSource, keyTable, transactionStart);
     };
   }
 
@@ -116,7 +136,10 @@ abstract class HandWrittenOrders {
   }
 
   /** Runs {@code work} in a transaction of its own on {@code connection}: commit, or roll back and rethrow. */
-  private static OrderReceipt inTransaction(Connection connection, Work work) throws SQLException {
+  private OrderReceipt inTransaction(Connection connection, Work work) throws SQLException {
+    if (transactionStart == TransactionStart.STATEMENTS) {
+      return inStatementTransaction(connection, work);
+    }
     connection.setAutoCommit(false);
     try {
       OrderReceipt receipt = work.run();
@@ -128,6 +151,21 @@ abstract class HandWrittenOrders {
     } finally {
       // Leave the connection as the pool handed it out, whichever pool that is.
       connection.setAutoCommit(true);
+    }
+  }
+
+  /** {@link #inTransaction} with START TRANSACTION … COMMIT statements, the connection left in auto-commit mode. */
+  private static OrderReceipt inStatementTransaction(Connection connection, Work work) throws SQLException {
+    try (Statement control = connection.createStatement()) {
+      control.execute("START TRANSACTION");
+      try {
+        OrderReceipt receipt = work.run();
+        control.execute("COMMIT");
+        return receipt;
+      } catch (SQLException | RuntimeException e) {
+        control.execute("ROLLBACK");
+        throw e;
+      }
     }
   }
 
@@ -188,8 +226,8 @@ abstract class HandWrittenOrders {
   private static final class Postgres extends HandWrittenOrders {
     private final String claim;
 
-    Postgres(DataSource dataSource, KeyTable keyTable) {
-      super(dataSource, keyTable);
+    Postgres(DataSource dataSource, KeyTable keyTable, TransactionStart transactionStart) {
+      super(dataSource, keyTable, transactionStart);
       this.claim = "INSERT INTO " + keyTable.table + " " + keyTable.columns() + " VALUES " + keyTable.valuesClause()
           + " ON CONFLICT DO NOTHING";
     }
@@ -204,8 +242,8 @@ abstract class HandWrittenOrders {
   private static final class MariaDb extends HandWrittenOrders {
     private final String claim;
 
-    MariaDb(DataSource dataSource, KeyTable keyTable) {
-      super(dataSource, keyTable);
+    MariaDb(DataSource dataSource, KeyTable keyTable, TransactionStart transactionStart) {
+      super(dataSource, keyTable, transactionStart);
       this.claim = "INSERT IGNORE INTO " + keyTable.table + " " + keyTable.columns() + " VALUES " + keyTable.valuesClause();
     }
 
@@ -224,8 +262,8 @@ abstract class HandWrittenOrders {
   private static final class H2 extends HandWrittenOrders {
     private final String claim;
 
-    H2(DataSource dataSource, KeyTable keyTable) {
-      super(dataSource, keyTable);
+    H2(DataSource dataSource, KeyTable keyTable, TransactionStart transactionStart) {
+      super(dataSource, keyTable, transactionStart);
       this.claim = "INSERT INTO " + keyTable.table + " " + keyTable.columns() + " VALUES " + keyTable.valuesClause();
     }
 

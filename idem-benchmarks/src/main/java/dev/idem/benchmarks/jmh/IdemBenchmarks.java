@@ -142,6 +142,13 @@ public class IdemBenchmarks {
   }
 
   @Benchmark
+  public OrderReceipt handWrittenStatementTransaction(Db db, Caller caller) throws SQLException {
+    long n = caller.next();
+    return db.operations.handWrittenStatementTransaction(Operations.freshKey(caller.threadIndex, n),
+        Operations.order(Operations.freshOrderId(caller.threadIndex, n)));
+  }
+
+  @Benchmark
   public OrderReceipt idemTransactional(Db db, Caller caller) {
     long n = caller.next();
     return db.operations.idemTransactional(Operations.freshKey(caller.threadIndex, n),

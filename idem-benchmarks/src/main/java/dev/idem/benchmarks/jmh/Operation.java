@@ -7,6 +7,9 @@ public enum Operation {
   HAND_WRITTEN("handWritten", "(2) hand-written unique-key pattern"),
   HAND_WRITTEN_IDEM_SHAPED("handWrittenIdemShaped",
       "(2b) control: the same hand-written code, key table shaped like idem_record"),
+  HAND_WRITTEN_STATEMENT_TRANSACTION("handWrittenStatementTransaction",
+      "(2d) control: the same hand-written code, its transaction opened as idem opens its own (START TRANSACTION"
+          + " on MariaDB; elsewhere the same as (2))"),
   IDEM_TRANSACTIONAL("idemTransactional", "(3) idem TRANSACTIONAL, first execution, stores a result"),
   IDEM_TRANSACTIONAL_VOID("idemTransactionalVoid", "(3) idem TRANSACTIONAL, first execution, void"),
   IDEM_TRANSACTIONAL_VOID_PROMISED("idemTransactionalVoidPromised",

@@ -34,7 +34,8 @@ public final class PairedBenchmark {
 
   /** The baseline first: every ratio is over it. */
   public static final List<Operation> DEFAULT_VARIANTS = List.of(Operation.HAND_WRITTEN,
-      Operation.HAND_WRITTEN_IDEM_SHAPED, Operation.HAND_WRITTEN_COMPLETED_AFTER, Operation.IDEM_TRANSACTIONAL,
+      Operation.HAND_WRITTEN_IDEM_SHAPED, Operation.HAND_WRITTEN_STATEMENT_TRANSACTION,
+      Operation.HAND_WRITTEN_COMPLETED_AFTER, Operation.IDEM_TRANSACTIONAL,
       Operation.IDEM_TRANSACTIONAL_VOID, Operation.IDEM_TRANSACTIONAL_VOID_PROMISED, Operation.IDEM_CLAIM,
       Operation.HAND_WRITTEN_CLAIM_FIRST, Operation.IDEM_REPLAY);
 
