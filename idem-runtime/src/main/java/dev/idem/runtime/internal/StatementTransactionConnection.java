@@ -47,6 +47,8 @@ final class StatementTransactionConnection implements Connection {
   private Statement control;
   /** Whether this wrapper opened a transaction that no COMMIT or ROLLBACK has ended yet. */
   private boolean open;
+  /** Numbers the unnamed savepoints set on this connection. */
+  private int savepoints;
 
   StatementTransactionConnection(Connection connection) {
     this.connection = connection;
@@ -233,24 +235,78 @@ final class StatementTransactionConnection implements Connection {
     return connection.getHoldability();
   }
 
+  // Savepoints inside a transaction this wrapper opened are statements too: the driver's own methods may refuse
+  // to work while its auto-commit flag is on (MySQL Connector/J checks it for savepoints as for commit()), and the
+  // statements are what MariaDB Connector/J sends for them anyway, so they cost no extra round trip.
+
   @Override
   public Savepoint setSavepoint() throws SQLException {
-    return connection.setSavepoint();
+    if (!open) {
+      return connection.setSavepoint();
+    }
+    StatementSavepoint savepoint = new StatementSavepoint(++savepoints, null);
+    send("SAVEPOINT " + savepoint.identifier());
+    return savepoint;
   }
 
   @Override
   public Savepoint setSavepoint(String name) throws SQLException {
-    return connection.setSavepoint(name);
+    if (!open) {
+      return connection.setSavepoint(name);
+    }
+    StatementSavepoint savepoint = new StatementSavepoint(0, java.util.Objects.requireNonNull(name, "name"));
+    send("SAVEPOINT " + savepoint.identifier());
+    return savepoint;
   }
 
   @Override
   public void rollback(Savepoint savepoint) throws SQLException {
-    connection.rollback(savepoint);
+    if (savepoint instanceof StatementSavepoint ours) {
+      send("ROLLBACK TO SAVEPOINT " + ours.identifier());
+    } else {
+      connection.rollback(savepoint);
+    }
   }
 
   @Override
   public void releaseSavepoint(Savepoint savepoint) throws SQLException {
-    connection.releaseSavepoint(savepoint);
+    if (savepoint instanceof StatementSavepoint ours) {
+      send("RELEASE SAVEPOINT " + ours.identifier());
+    } else {
+      connection.releaseSavepoint(savepoint);
+    }
+  }
+
+  /** A savepoint set by a {@code SAVEPOINT} statement: numbered (unnamed) or named, as JDBC distinguishes them. */
+  private static final class StatementSavepoint implements Savepoint {
+    private final int id;
+    private final String name;
+
+    StatementSavepoint(int id, String name) {
+      this.id = id;
+      this.name = name;
+    }
+
+    /** The quoted identifier the statements use; a name's backticks doubled. */
+    String identifier() {
+      return name == null ? "`idem_savepoint_" + id + "`" : "`" + name.replace("`", "``") + "`";
+    }
+
+    @Override
+    public int getSavepointId() throws SQLException {
+      if (name != null) {
+        throw new SQLException("A named savepoint has no id; use getSavepointName()");
+      }
+      return id;
+    }
+
+    @Override
+    public String getSavepointName() throws SQLException {
+      if (name == null) {
+        throw new SQLException("An unnamed savepoint has no name; use getSavepointId()");
+      }
+      return name;
+    }
   }
 
   @Override

@@ -250,6 +250,39 @@ class MariaDbStatementTransactionTest extends DatabaseContract {
     }
   }
 
+  /**
+   * Savepoints in a transaction opened by statement are statements too (a command called inside joins by one), so
+   * that no driver's auto-commit check can refuse them: a nested command that succeeds is released into the outer
+   * transaction, one that throws is rolled back to its savepoint, and the outer work still commits.
+   */
+  @Test
+  void aNestedCommandJoinsBySavepointStatements() throws SQLException {
+    onPoolOfOne(true);
+    try {
+      counted.reset();
+      runtime.runInTransaction(connection -> {
+        insertPayment("n-1");
+        assertEquals("moved", call(TRANSFER, "n-2", () -> {
+          insertPayment("n-2");
+          return "moved";
+        }));
+        assertThrows(IllegalStateException.class, () -> call(TRANSFER, "n-3", () -> {
+          insertPayment("n-3");
+          throw new IllegalStateException("declined");
+        }));
+      });
+      assertEquals(List.of("START TRANSACTION", "SAVEPOINT `idem_savepoint_1`", "RELEASE SAVEPOINT `idem_savepoint_1`",
+          "SAVEPOINT `idem_savepoint_2`", "ROLLBACK TO SAVEPOINT `idem_savepoint_2`", "COMMIT"), controlStatements());
+      assertGivenBackClean(true);
+      assertEquals(1, payments("n-1"));
+      assertEquals(1, payments("n-2"));
+      assertEquals(0, payments("n-3"), "rolled back to the nested command's savepoint");
+      assertEquals("moved", call(TRANSFER, "n-2", () -> "ran again"), "the nested command's record committed");
+    } finally {
+      closePool();
+    }
+  }
+
   /** CLAIM: the claim commits on its own in auto-commit mode; the body's transaction opens by statement. */
   @Test
   void aClaimCommitsInAutoCommitAndItsBodysTransactionOpensByStatement() throws SQLException {
