@@ -14,15 +14,37 @@ import java.util.Map;
 public final class StatementCounter {
 
   /** What one operation issues, averaged over {@link #CALLS} calls (whole numbers unless an operation varies). */
-  public record PerCall(double connections, double statements, double autoCommitStatements, double commits,
-      double rollbacks, double savepoints, double autoCommitChanges) {
+  public record PerCall(double connections, double statements, double controlStatements,
+      double autoCommitStatements, double commits, double rollbacks, double savepoints, double autoCommitChanges) {
 
-    static PerCall of(Counts counts, int calls) {
+    static PerCall of(Counts counts, long controlStatements, int calls) {
       return new PerCall((double) counts.connections() / calls, (double) counts.statements() / calls,
-          (double) counts.autoCommitStatements() / calls, (double) counts.commits() / calls,
-          (double) counts.rollbacks() / calls, (double) counts.savepoints() / calls,
-          (double) counts.autoCommitChanges() / calls);
+          (double) controlStatements / calls, (double) counts.autoCommitStatements() / calls,
+          (double) counts.commits() / calls, (double) counts.rollbacks() / calls,
+          (double) counts.savepoints() / calls, (double) counts.autoCommitChanges() / calls);
     }
+
+    /**
+     * The statements that read or write data: without START TRANSACTION, COMMIT, ROLLBACK and savepoint
+     * statements, which stand in for the driver calls ({@code setAutoCommit}, {@code commit()}) counted apart.
+     */
+    public double dataStatements() {
+      return statements - controlStatements;
+    }
+  }
+
+  /** Whether a statement only opens or ends a transaction or a savepoint (the driver's calls, sent as SQL). */
+  static boolean isTransactionControl(String sql) {
+    String head = sql.strip().toUpperCase(java.util.Locale.ROOT);
+    return head.startsWith("START TRANSACTION") || head.startsWith("BEGIN") || head.equals("COMMIT")
+        || head.equals("ROLLBACK") || head.startsWith("SAVEPOINT ") || head.startsWith("ROLLBACK TO ")
+        || head.startsWith("RELEASE SAVEPOINT ");
+  }
+
+  private static long controlStatementsSince(CountingDataSource counting, int executedBefore) {
+    java.util.List<String> executed = counting.executedSql();
+    return executed.subList(executedBefore, executed.size()).stream()
+        .filter(StatementCounter::isTransactionControl).count();
   }
 
   private static final int WARM_UP_CALLS = 3;
@@ -42,26 +64,32 @@ public final class StatementCounter {
       for (Operation operation : Operation.values()) {
         if (operation == Operation.DB_LIMIT) {
           Counts before = null;
+          int executedBefore = 0;
           try (Operations.ThinWriter writer = operations.thinWriter()) {
             for (int i = 0; i < WARM_UP_CALLS + CALLS; i++) {
               if (i == WARM_UP_CALLS) {
                 before = counting.counts();
+                executedBefore = counting.executedSql().size();
               }
               writer.write(Operations.order(Operations.freshOrderId(operation.ordinal(), i)));
             }
-            perCall.put(operation, PerCall.of(counting.counts().minus(before), CALLS));
+            perCall.put(operation, PerCall.of(counting.counts().minus(before),
+                controlStatementsSince(counting, executedBefore), CALLS));
           }
           continue;
         }
         // Each operation counts from 0 with its own "thread index": fresh ids, and transitions start from OPEN.
         Counts before = null;
+        int executedBefore = 0;
         for (int i = 0; i < WARM_UP_CALLS + CALLS; i++) {
           if (i == WARM_UP_CALLS) {
             before = counting.counts();
+            executedBefore = counting.executedSql().size();
           }
           run(operations, operation, operation.ordinal(), i);
         }
-        perCall.put(operation, PerCall.of(counting.counts().minus(before), CALLS));
+        perCall.put(operation, PerCall.of(counting.counts().minus(before),
+            controlStatementsSince(counting, executedBefore), CALLS));
       }
       return perCall;
     }

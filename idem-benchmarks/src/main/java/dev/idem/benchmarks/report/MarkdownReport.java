@@ -150,9 +150,11 @@ public final class MarkdownReport {
     }
     for (Map.Entry<String, Map<Operation, PerCall>> db : in.counts().entrySet()) {
       Map<Operation, PerCall> c = db.getValue();
-      double hand = c.get(Operation.HAND_WRITTEN).statements();
-      double idemVoid = c.get(Operation.IDEM_TRANSACTIONAL_VOID).statements();
-      double idemResult = c.get(Operation.IDEM_TRANSACTIONAL).statements();
+      // Data statements: on MariaDB idem's START TRANSACTION and COMMIT statements stand in for the
+      // setAutoCommit and commit() calls the hand-written pattern makes, and are counted apart like them.
+      double hand = c.get(Operation.HAND_WRITTEN).dataStatements();
+      double idemVoid = c.get(Operation.IDEM_TRANSACTIONAL_VOID).dataStatements();
+      double idemResult = c.get(Operation.IDEM_TRANSACTIONAL).dataStatements();
       targetRow(db.getKey() + ": void first execution issues no more statements than hand-written",
           fmt(idemVoid) + " vs " + fmt(hand), verdict(idemVoid <= hand, false));
       targetRow(db.getKey() + ": first execution storing a result issues at most one more",
@@ -289,18 +291,21 @@ public final class MarkdownReport {
         + "`COMMIT` are not in auto-commit). With auto-commit on in the pool, every hand-written transaction is "
         + "`setAutoCommit(false)` … `commit()` … `setAutoCommit(true)`, and so is idem's on PostgreSQL and H2; on "
         + "MariaDB idem opens its own with a `START TRANSACTION` statement and ends it with a `COMMIT` statement "
-        + "(both counted in *statements*, no `commit()` or `setAutoCommit` call: one round trip fewer). The "
+        + "(both counted in *statements* and in *of them control*, no `commit()` or `setAutoCommit` call: one round "
+        + "trip fewer); the statement targets compare the statements without those. The "
         + "held-connection limit has no such switches. Replays go round the 3 keys of the warm-up calls, so the "
         + "cached replay hits.");
     line("");
     for (Map.Entry<String, Map<Operation, PerCall>> db : in.counts().entrySet()) {
       line("### " + db.getKey());
       line("");
-      line("| operation | statements | in auto-commit | commit() | rollback | savepoint | setAutoCommit | connections |");
-      line("| --- | ---: | ---: | ---: | ---: | ---: | ---: | ---: |");
+      line("| operation | statements | of them control | in auto-commit | commit() | rollback | savepoint"
+          + " | setAutoCommit | connections |");
+      line("| --- | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: |");
       for (Map.Entry<Operation, PerCall> op : db.getValue().entrySet()) {
         PerCall c = op.getValue();
-        line("| " + op.getKey().label() + " | " + fmt(c.statements()) + " | " + fmt(c.autoCommitStatements())
+        line("| " + op.getKey().label() + " | " + fmt(c.statements()) + " | " + fmt(c.controlStatements())
+            + " | " + fmt(c.autoCommitStatements())
             + " | " + fmt(c.commits()) + " | " + fmt(c.rollbacks()) + " | " + fmt(c.savepoints()) + " | "
             + fmt(c.autoCommitChanges()) + " | " + fmt(c.connections()) + " |");
       }
