@@ -1,22 +1,9 @@
 package dev.idem.runtime.internal;
 
-import java.sql.Array;
-import java.sql.Blob;
-import java.sql.CallableStatement;
-import java.sql.Clob;
 import java.sql.Connection;
-import java.sql.DatabaseMetaData;
-import java.sql.NClob;
-import java.sql.PreparedStatement;
-import java.sql.SQLClientInfoException;
 import java.sql.SQLException;
-import java.sql.SQLWarning;
-import java.sql.SQLXML;
 import java.sql.Savepoint;
 import java.sql.Statement;
-import java.sql.Struct;
-import java.util.Map;
-import java.util.Properties;
 import java.util.concurrent.Executor;
 
 /**
@@ -40,9 +27,8 @@ import java.util.concurrent.Executor;
  * commit on their own, each, because the session is in auto-commit mode (with {@code setAutoCommit(false)} they ran
  * in a new implicit transaction). {@code COMMIT} and {@code ROLLBACK} afterwards are harmless no-ops.
  */
-final class StatementTransactionConnection implements Connection {
+final class StatementTransactionConnection extends ForwardingConnection {
 
-  private final Connection connection;
   /** Sends START TRANSACTION, COMMIT and ROLLBACK; made on first use, closed with the connection. */
   private Statement control;
   /** Whether this wrapper opened a transaction that no COMMIT or ROLLBACK has ended yet. */
@@ -51,7 +37,7 @@ final class StatementTransactionConnection implements Connection {
   private int savepoints;
 
   StatementTransactionConnection(Connection connection) {
-    this.connection = connection;
+    super(connection);
   }
 
   private void send(String sql) throws SQLException {
@@ -119,121 +105,6 @@ final class StatementTransactionConnection implements Connection {
     }
   }
 
-  @Override
-  public <T> T unwrap(Class<T> type) throws SQLException {
-    return type.isInstance(this) ? type.cast(this) : connection.unwrap(type);
-  }
-
-  @Override
-  public boolean isWrapperFor(Class<?> type) throws SQLException {
-    return type.isInstance(this) || connection.isWrapperFor(type);
-  }
-
-  @Override
-  public Statement createStatement() throws SQLException {
-    return connection.createStatement();
-  }
-
-  @Override
-  public PreparedStatement prepareStatement(String sql) throws SQLException {
-    return connection.prepareStatement(sql);
-  }
-
-  @Override
-  public CallableStatement prepareCall(String sql) throws SQLException {
-    return connection.prepareCall(sql);
-  }
-
-  @Override
-  public String nativeSQL(String sql) throws SQLException {
-    return connection.nativeSQL(sql);
-  }
-
-  @Override
-  public boolean isClosed() throws SQLException {
-    return connection.isClosed();
-  }
-
-  @Override
-  public DatabaseMetaData getMetaData() throws SQLException {
-    return connection.getMetaData();
-  }
-
-  @Override
-  public void setReadOnly(boolean value) throws SQLException {
-    connection.setReadOnly(value);
-  }
-
-  @Override
-  public boolean isReadOnly() throws SQLException {
-    return connection.isReadOnly();
-  }
-
-  @Override
-  public void setCatalog(String value) throws SQLException {
-    connection.setCatalog(value);
-  }
-
-  @Override
-  public String getCatalog() throws SQLException {
-    return connection.getCatalog();
-  }
-
-  @Override
-  public void setTransactionIsolation(int value) throws SQLException {
-    connection.setTransactionIsolation(value);
-  }
-
-  @Override
-  public int getTransactionIsolation() throws SQLException {
-    return connection.getTransactionIsolation();
-  }
-
-  @Override
-  public SQLWarning getWarnings() throws SQLException {
-    return connection.getWarnings();
-  }
-
-  @Override
-  public void clearWarnings() throws SQLException {
-    connection.clearWarnings();
-  }
-
-  @Override
-  public Statement createStatement(int resultSetType, int resultSetConcurrency) throws SQLException {
-    return connection.createStatement(resultSetType, resultSetConcurrency);
-  }
-
-  @Override
-  public PreparedStatement prepareStatement(String sql, int resultSetType, int resultSetConcurrency)
-      throws SQLException {
-    return connection.prepareStatement(sql, resultSetType, resultSetConcurrency);
-  }
-
-  @Override
-  public CallableStatement prepareCall(String sql, int resultSetType, int resultSetConcurrency) throws SQLException {
-    return connection.prepareCall(sql, resultSetType, resultSetConcurrency);
-  }
-
-  @Override
-  public Map<String, Class<?>> getTypeMap() throws SQLException {
-    return connection.getTypeMap();
-  }
-
-  @Override
-  public void setTypeMap(Map<String, Class<?>> map) throws SQLException {
-    connection.setTypeMap(map);
-  }
-
-  @Override
-  public void setHoldability(int value) throws SQLException {
-    connection.setHoldability(value);
-  }
-
-  @Override
-  public int getHoldability() throws SQLException {
-    return connection.getHoldability();
-  }
 
   // Savepoints inside a transaction this wrapper opened are statements too: the driver's own methods may refuse
   // to work while its auto-commit flag is on (MySQL Connector/J checks it for savepoints as for commit()), and the
@@ -309,111 +180,4 @@ final class StatementTransactionConnection implements Connection {
     }
   }
 
-  @Override
-  public Statement createStatement(int resultSetType, int resultSetConcurrency, int resultSetHoldability)
-      throws SQLException {
-    return connection.createStatement(resultSetType, resultSetConcurrency, resultSetHoldability);
-  }
-
-  @Override
-  public PreparedStatement prepareStatement(String sql, int resultSetType, int resultSetConcurrency,
-      int resultSetHoldability) throws SQLException {
-    return connection.prepareStatement(sql, resultSetType, resultSetConcurrency, resultSetHoldability);
-  }
-
-  @Override
-  public CallableStatement prepareCall(String sql, int resultSetType, int resultSetConcurrency,
-      int resultSetHoldability) throws SQLException {
-    return connection.prepareCall(sql, resultSetType, resultSetConcurrency, resultSetHoldability);
-  }
-
-  @Override
-  public PreparedStatement prepareStatement(String sql, int autoGeneratedKeys) throws SQLException {
-    return connection.prepareStatement(sql, autoGeneratedKeys);
-  }
-
-  @Override
-  public PreparedStatement prepareStatement(String sql, int[] columnIndexes) throws SQLException {
-    return connection.prepareStatement(sql, columnIndexes);
-  }
-
-  @Override
-  public PreparedStatement prepareStatement(String sql, String[] columnNames) throws SQLException {
-    return connection.prepareStatement(sql, columnNames);
-  }
-
-  @Override
-  public Clob createClob() throws SQLException {
-    return connection.createClob();
-  }
-
-  @Override
-  public Blob createBlob() throws SQLException {
-    return connection.createBlob();
-  }
-
-  @Override
-  public NClob createNClob() throws SQLException {
-    return connection.createNClob();
-  }
-
-  @Override
-  public SQLXML createSQLXML() throws SQLException {
-    return connection.createSQLXML();
-  }
-
-  @Override
-  public boolean isValid(int timeoutSeconds) throws SQLException {
-    return connection.isValid(timeoutSeconds);
-  }
-
-  @Override
-  public void setClientInfo(String name, String value) throws SQLClientInfoException {
-    connection.setClientInfo(name, value);
-  }
-
-  @Override
-  public void setClientInfo(Properties value) throws SQLClientInfoException {
-    connection.setClientInfo(value);
-  }
-
-  @Override
-  public String getClientInfo(String name) throws SQLException {
-    return connection.getClientInfo(name);
-  }
-
-  @Override
-  public Properties getClientInfo() throws SQLException {
-    return connection.getClientInfo();
-  }
-
-  @Override
-  public Array createArrayOf(String typeName, Object[] elements) throws SQLException {
-    return connection.createArrayOf(typeName, elements);
-  }
-
-  @Override
-  public Struct createStruct(String typeName, Object[] elements) throws SQLException {
-    return connection.createStruct(typeName, elements);
-  }
-
-  @Override
-  public void setSchema(String value) throws SQLException {
-    connection.setSchema(value);
-  }
-
-  @Override
-  public String getSchema() throws SQLException {
-    return connection.getSchema();
-  }
-
-  @Override
-  public void setNetworkTimeout(Executor executor, int milliseconds) throws SQLException {
-    connection.setNetworkTimeout(executor, milliseconds);
-  }
-
-  @Override
-  public int getNetworkTimeout() throws SQLException {
-    return connection.getNetworkTimeout();
-  }
 }
