@@ -47,47 +47,38 @@ final class IdemRowsByHand {
   private IdemRowsByHand() {}
 
   static void placeOrder(DataSource pool, Completion completion, String key, PlaceOrder order) throws SQLException {
-    try (Connection connection = pool.getConnection()) {
-      connection.setAutoCommit(false);
-      try {
-        long now = System.currentTimeMillis();
-        try (PreparedStatement claim = connection.prepareStatement(CLAIM)) {
-          claim.setString(1, SCOPE);
-          claim.setString(2, key);
-          claim.setString(3, "PENDING");
-          claim.setString(4, FINGERPRINT);
-          claim.setLong(5, now);
-          claim.setLong(6, now + 86_400_000L);
-          if (claim.executeUpdate() != 1) {
-            throw new IllegalStateException("duplicate " + key);
-          }
+    OwnTransaction.run(pool, connection -> {
+      long now = System.currentTimeMillis();
+      try (PreparedStatement claim = connection.prepareStatement(CLAIM)) {
+        claim.setString(1, SCOPE);
+        claim.setString(2, key);
+        claim.setString(3, "PENDING");
+        claim.setString(4, FINGERPRINT);
+        claim.setLong(5, now);
+        claim.setLong(6, now + 86_400_000L);
+        if (claim.executeUpdate() != 1) {
+          throw new IllegalStateException("duplicate " + key);
         }
-        OrderRows.insert(connection, order);
-        try (PreparedStatement complete = connection.prepareStatement(completion.sql)) {
-          complete.setString(1, "{\"orderId\":" + order.orderId() + ",\"totalCents\":" + order.totalCents() + "}");
-          complete.setString(2, null);
-          complete.setString(3, "c6f1e2d3a4b5c6d7");
-          complete.setString(4, SCOPE);
-          complete.setString(5, key);
-          if (completion == Completion.CTE_THEN_COMMIT) {
-            try (ResultSet row = complete.executeQuery()) {
-              row.next();
-            }
-          } else if (completion == Completion.UPDATE_THEN_COMMIT) {
-            if (complete.executeUpdate() != 1) {
-              throw new IllegalStateException("nothing to complete for " + key);
-            }
-          } else {
-            complete.execute();
-          }
-        }
-        connection.commit();
-      } catch (SQLException | RuntimeException e) {
-        connection.rollback();
-        throw e;
-      } finally {
-        connection.setAutoCommit(true);
       }
-    }
+      OrderRows.insert(connection, order);
+      try (PreparedStatement complete = connection.prepareStatement(completion.sql)) {
+        complete.setString(1, "{\"orderId\":" + order.orderId() + ",\"totalCents\":" + order.totalCents() + "}");
+        complete.setString(2, null);
+        complete.setString(3, "c6f1e2d3a4b5c6d7");
+        complete.setString(4, SCOPE);
+        complete.setString(5, key);
+        if (completion == Completion.CTE_THEN_COMMIT) {
+          try (ResultSet row = complete.executeQuery()) {
+            row.next();
+          }
+        } else if (completion == Completion.UPDATE_THEN_COMMIT) {
+          if (complete.executeUpdate() != 1) {
+            throw new IllegalStateException("nothing to complete for " + key);
+          }
+        } else {
+          complete.execute();
+        }
+      }
+    });
   }
 }

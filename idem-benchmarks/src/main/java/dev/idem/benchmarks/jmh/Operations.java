@@ -155,18 +155,9 @@ final class Operations {
   // ---- (1) plain: the business INSERT in its own transaction, through the pool, no idempotency.
 
   void plain(PlaceOrder order) throws SQLException {
-    try (Connection connection = dataSource.getConnection()) {
-      connection.setAutoCommit(false);
-      try {
-        OrderRows.insert(connection, order);
-        connection.commit();
-      } catch (SQLException | RuntimeException e) {
-        connection.rollback();
-        throw e;
-      } finally {
-        connection.setAutoCommit(true);
-      }
-    }
+    OwnTransaction.run(dataSource, connection -> {
+      OrderRows.insert(connection, order);
+    });
   }
 
   // ---- (2) the hand-written pattern.

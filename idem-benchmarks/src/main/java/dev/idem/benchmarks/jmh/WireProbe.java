@@ -398,43 +398,34 @@ public final class WireProbe {
   private static void idemVoidStatementsByHand(javax.sql.DataSource pool, String table, String key,
       BenchOrders.PlaceOrder order) throws SQLException {
     String fingerprint = String.format("%064x", new java.math.BigInteger(1, key.getBytes(StandardCharsets.UTF_8)));
-    try (Connection connection = pool.getConnection()) {
-      connection.setAutoCommit(false);
-      try {
-        long now = System.currentTimeMillis();
-        try (java.sql.PreparedStatement claim = connection.prepareStatement("INSERT IGNORE INTO " + table
-            + " (scope, idem_key, state, fingerprint, created_at, expires_at) VALUES (?, ?, ?, ?, ?, ?)")) {
-          claim.setString(1, "bench.orders.void");
-          claim.setString(2, key);
-          claim.setString(3, "PENDING");
-          claim.setString(4, fingerprint);
-          claim.setLong(5, now);
-          claim.setLong(6, now + 86_400_000L);
-          if (claim.executeUpdate() != 1) {
-            throw new IllegalStateException("duplicate " + key);
-          }
+    OwnTransaction.run(pool, connection -> {
+      long now = System.currentTimeMillis();
+      try (java.sql.PreparedStatement claim = connection.prepareStatement("INSERT IGNORE INTO " + table
+          + " (scope, idem_key, state, fingerprint, created_at, expires_at) VALUES (?, ?, ?, ?, ?, ?)")) {
+        claim.setString(1, "bench.orders.void");
+        claim.setString(2, key);
+        claim.setString(3, "PENDING");
+        claim.setString(4, fingerprint);
+        claim.setLong(5, now);
+        claim.setLong(6, now + 86_400_000L);
+        if (claim.executeUpdate() != 1) {
+          throw new IllegalStateException("duplicate " + key);
         }
-        OrderRows.insert(connection, order);
-        try (java.sql.PreparedStatement complete = connection.prepareStatement("UPDATE " + table + " SET state ="
-            + " 'COMPLETED', result = ?, error_type = ?, result_shape = ? WHERE scope = ? AND idem_key = ? AND"
-            + " state = 'PENDING'")) {
-          complete.setString(1, null);
-          complete.setString(2, null);
-          complete.setString(3, null);
-          complete.setString(4, "bench.orders.void");
-          complete.setString(5, key);
-          if (complete.executeUpdate() != 1) {
-            throw new IllegalStateException("not completed " + key);
-          }
-        }
-        connection.commit();
-      } catch (SQLException | RuntimeException e) {
-        connection.rollback();
-        throw e;
-      } finally {
-        connection.setAutoCommit(true);
       }
-    }
+      OrderRows.insert(connection, order);
+      try (java.sql.PreparedStatement complete = connection.prepareStatement("UPDATE " + table + " SET state ="
+          + " 'COMPLETED', result = ?, error_type = ?, result_shape = ? WHERE scope = ? AND idem_key = ? AND"
+          + " state = 'PENDING'")) {
+        complete.setString(1, null);
+        complete.setString(2, null);
+        complete.setString(3, null);
+        complete.setString(4, "bench.orders.void");
+        complete.setString(5, key);
+        if (complete.executeUpdate() != 1) {
+          throw new IllegalStateException("not completed " + key);
+        }
+      }
+    });
   }
 
   /**
@@ -447,52 +438,43 @@ public final class WireProbe {
   private static void idemStatementsByHand(javax.sql.DataSource pool, String key, boolean inPlace,
       BenchOrders.PlaceOrder order) throws SQLException {
     String fingerprint = String.format("%064x", new java.math.BigInteger(1, key.getBytes(StandardCharsets.UTF_8)));
-    try (Connection connection = pool.getConnection()) {
-      connection.setAutoCommit(false);
-      try {
-        long now = System.currentTimeMillis();
-        try (java.sql.PreparedStatement claim = connection.prepareStatement("INSERT IGNORE INTO idem_record"
-            + " (scope, idem_key, state, fingerprint, created_at, expires_at) VALUES (?, ?, ?, ?, ?, ?)")) {
-          claim.setString(1, "bench.orders.byhand");
-          claim.setString(2, key);
-          claim.setString(3, "PENDING");
-          claim.setString(4, fingerprint);
-          claim.setLong(5, now);
-          claim.setLong(6, now + 86_400_000L);
-          if (claim.executeUpdate() != 1) {
-            throw new IllegalStateException("duplicate " + key);
-          }
+    OwnTransaction.run(pool, connection -> {
+      long now = System.currentTimeMillis();
+      try (java.sql.PreparedStatement claim = connection.prepareStatement("INSERT IGNORE INTO idem_record"
+          + " (scope, idem_key, state, fingerprint, created_at, expires_at) VALUES (?, ?, ?, ?, ?, ?)")) {
+        claim.setString(1, "bench.orders.byhand");
+        claim.setString(2, key);
+        claim.setString(3, "PENDING");
+        claim.setString(4, fingerprint);
+        claim.setLong(5, now);
+        claim.setLong(6, now + 86_400_000L);
+        if (claim.executeUpdate() != 1) {
+          throw new IllegalStateException("duplicate " + key);
         }
-        OrderRows.insert(connection, order);
-        if (inPlace) {
-          try (java.sql.PreparedStatement complete = connection.prepareStatement(
-              "UPDATE idem_record SET created_at = ? WHERE scope = ? AND idem_key = ? AND state = 'PENDING'")) {
-            complete.setLong(1, now + 1);
-            complete.setString(2, "bench.orders.byhand");
-            complete.setString(3, key);
-            complete.executeUpdate();
-          }
-          connection.commit();
-          return;
-        }
-        try (java.sql.PreparedStatement complete = connection.prepareStatement("UPDATE idem_record SET state ="
-            + " 'COMPLETED', result = ?, error_type = ?, result_shape = ? WHERE scope = ? AND idem_key = ? AND"
-            + " state = 'PENDING'")) {
-          complete.setString(1, "{\"orderId\":" + order.orderId() + ",\"totalCents\":" + order.totalCents() + "}");
-          complete.setString(2, null);
-          complete.setString(3, "6a26cf6e96a54f0e6a26cf6e96a54f0e6a26cf6e96a54f0e6a26cf6e96a54f0e");
-          complete.setString(4, "bench.orders.byhand");
-          complete.setString(5, key);
+      }
+      OrderRows.insert(connection, order);
+      if (inPlace) {
+        try (java.sql.PreparedStatement complete = connection.prepareStatement(
+            "UPDATE idem_record SET created_at = ? WHERE scope = ? AND idem_key = ? AND state = 'PENDING'")) {
+          complete.setLong(1, now + 1);
+          complete.setString(2, "bench.orders.byhand");
+          complete.setString(3, key);
           complete.executeUpdate();
         }
         connection.commit();
-      } catch (SQLException | RuntimeException e) {
-        connection.rollback();
-        throw e;
-      } finally {
-        connection.setAutoCommit(true);
+        return;
       }
-    }
+      try (java.sql.PreparedStatement complete = connection.prepareStatement("UPDATE idem_record SET state ="
+          + " 'COMPLETED', result = ?, error_type = ?, result_shape = ? WHERE scope = ? AND idem_key = ? AND"
+          + " state = 'PENDING'")) {
+        complete.setString(1, "{\"orderId\":" + order.orderId() + ",\"totalCents\":" + order.totalCents() + "}");
+        complete.setString(2, null);
+        complete.setString(3, "6a26cf6e96a54f0e6a26cf6e96a54f0e6a26cf6e96a54f0e6a26cf6e96a54f0e");
+        complete.setString(4, "bench.orders.byhand");
+        complete.setString(5, key);
+        complete.executeUpdate();
+      }
+    });
   }
 
   /**
@@ -505,33 +487,24 @@ public final class WireProbe {
         ? "INSERT INTO request_keys (request_key, order_id, total_cents, created_at) VALUES (?, ?, ?, ?)"
             + " ON CONFLICT DO NOTHING"
         : "INSERT IGNORE INTO request_keys (request_key, order_id, total_cents, created_at) VALUES (?, ?, ?, ?)";
-    try (Connection connection = pool.getConnection()) {
-      connection.setAutoCommit(false);
-      try {
-        try (java.sql.PreparedStatement insert = connection.prepareStatement(claim)) {
-          insert.setString(1, key);
-          insert.setLong(2, order.orderId());
-          insert.setLong(3, order.totalCents());
-          insert.setLong(4, System.currentTimeMillis());
-          if (insert.executeUpdate() != 1) {
-            throw new IllegalStateException("duplicate " + key);
-          }
+    OwnTransaction.run(pool, connection -> {
+      try (java.sql.PreparedStatement insert = connection.prepareStatement(claim)) {
+        insert.setString(1, key);
+        insert.setLong(2, order.orderId());
+        insert.setLong(3, order.totalCents());
+        insert.setLong(4, System.currentTimeMillis());
+        if (insert.executeUpdate() != 1) {
+          throw new IllegalStateException("duplicate " + key);
         }
-        OrderRows.insert(connection, order);
-        try (java.sql.PreparedStatement complete = connection.prepareStatement(
-            "UPDATE request_keys SET created_at = ? WHERE request_key = ?")) {
-          complete.setLong(1, System.currentTimeMillis());
-          complete.setString(2, key);
-          complete.executeUpdate();
-        }
-        connection.commit();
-      } catch (SQLException | RuntimeException e) {
-        connection.rollback();
-        throw e;
-      } finally {
-        connection.setAutoCommit(true);
       }
-    }
+      OrderRows.insert(connection, order);
+      try (java.sql.PreparedStatement complete = connection.prepareStatement(
+          "UPDATE request_keys SET created_at = ? WHERE request_key = ?")) {
+        complete.setLong(1, System.currentTimeMillis());
+        complete.setString(2, key);
+        complete.executeUpdate();
+      }
+    });
   }
 
   /** The calling thread's voluntary and involuntary context switches so far (Linux), or zeros. */
