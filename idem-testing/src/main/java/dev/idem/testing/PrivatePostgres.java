@@ -114,10 +114,9 @@ public final class PrivatePostgres implements AutoCloseable {
     long pid = postmasterPid();
     ProcessHandle.of(pid).ifPresent(ProcessHandle::destroyForcibly);
     waitForExit(pid, 10_000);
-    Process process = postmaster;
-    if (process != null) {
-      process.destroyForcibly(); // the runuser wrapper, if any, has lost its child
-    }
+    // The runuser wrapper, if any, has lost its child; running() asks the wrapper, so wait for it to be gone too
+    // (destroyForcibly only sends the signal).
+    reap(postmaster);
   }
 
   /**
@@ -156,9 +155,10 @@ public final class PrivatePostgres implements AutoCloseable {
     } catch (RuntimeException e) {
       System.err.println("Stopping the private PostgreSQL on port " + port + ": " + e.getMessage());
     }
-    Process process = postmaster;
-    if (process != null) {
-      process.destroyForcibly();
+    try {
+      reap(postmaster);
+    } catch (RuntimeException e) {
+      System.err.println("Stopping the private PostgreSQL on port " + port + ": " + e.getMessage());
     }
     try (Stream<Path> files = Files.walk(directory)) {
       files.sorted(Comparator.reverseOrder()).forEach(path -> path.toFile().delete());
@@ -225,6 +225,22 @@ public final class PrivatePostgres implements AutoCloseable {
       return Long.parseLong(Files.readAllLines(data.resolve("postmaster.pid"), StandardCharsets.UTF_8).get(0).strip());
     } catch (IOException | RuntimeException e) {
       throw new IllegalStateException("No postmaster.pid in " + data + ": is the private PostgreSQL running?", e);
+    }
+  }
+
+  /** Kills the process this object started and waits (up to 10 s) until it has exited. */
+  private static void reap(Process process) {
+    if (process == null) {
+      return;
+    }
+    process.destroyForcibly();
+    try {
+      if (!process.waitFor(10, TimeUnit.SECONDS)) {
+        throw new IllegalStateException("The private PostgreSQL's process " + process.pid() + " outlived kill -9 by 10 s");
+      }
+    } catch (InterruptedException e) {
+      Thread.currentThread().interrupt();
+      throw new IllegalStateException("Interrupted while waiting for the private PostgreSQL to exit", e);
     }
   }
 
