@@ -86,11 +86,15 @@ public final class BenchmarkMain {
 
     progress("Compile-time benchmark");
     List<CompileBenchmark.Result> compiles = new ArrayList<>();
+    int compileWarmUps = quick ? 1 : 2;
+    int compileRounds = quick ? 2 : 6;
+    // In memory (the target's verdict: javac's and the processor's work), then record results once more on the
+    // disk, which on this machine costs milliseconds per file created (see CompileBenchmark.Output).
     for (boolean genericResults : new boolean[] {false, true}) {
-      compiles.add(quick
-          ? CompileBenchmark.run(200, 5, genericResults, 1, 2)
-          : CompileBenchmark.run(200, 5, genericResults, 2, 6));
+      compiles.add(CompileBenchmark.run(200, 5, genericResults, compileWarmUps, compileRounds,
+          CompileBenchmark.Output.memory()));
     }
+    compiles.add(CompileBenchmark.run(200, 5, false, compileWarmUps, compileRounds, CompileBenchmark.Output.disk()));
     load.add("after compiling " + MachineInfo.loadAverage());
 
     JmhSettings settings = quick
