@@ -76,12 +76,35 @@ abstract class BatchStatements {
     }
   }
 
-  /** Adds the first column of every returned row (the RETURNING idem_key) to {@code inserted}. */
+  /**
+   * Runs an {@code INSERT … RETURNING idem_key} and adds the first column of every returned row to
+   * {@code inserted}.
+   *
+   * <p>Through {@code execute()}, not {@code executeQuery()}: MySQL Connector/J refuses {@code executeQuery()} for
+   * a statement that starts with INSERT before sending it, although a MariaDB server answers this one with rows.
+   * Whatever the driver, the rows it returns must account for every row inserted: a driver that reported inserted
+   * rows without them would let the batch take keys it claimed for duplicates, and skip their messages.
+   */
   static void collectKeys(PreparedStatement claim, Set<String> inserted) throws SQLException {
-    try (ResultSet rows = claim.executeQuery()) {
-      while (rows.next()) {
-        inserted.add(rows.getString(1));
+    int before = inserted.size();
+    int returned = 0;
+    if (claim.execute()) {
+      try (ResultSet rows = claim.getResultSet()) {
+        while (rows.next()) {
+          inserted.add(rows.getString(1));
+          returned++;
+        }
       }
+    } else {
+      int count = claim.getUpdateCount();
+      if (count > 0) {
+        throw new SQLException("The batch claim inserted " + count + " rows but the driver returned no RETURNING"
+            + " rows, so the inserted keys are unknown; nothing of the batch is kept", "XX000");
+      }
+    }
+    if (inserted.size() - before != returned) {
+      throw new SQLException("The batch claim returned " + returned + " keys of which "
+          + (inserted.size() - before) + " are distinct; nothing of the batch is kept", "XX000");
     }
   }
 
