@@ -387,7 +387,8 @@ public final class MarkdownReport {
         + ms(c.medianWithCpu() - c.medianPregeneratedCpu() - c.medianNoOpProcessorCpu() + c.medianWithoutCpu())
         + " ms.");
     line("");
-    line("Ratio of medians, wall time (the target's verdict): **" + fmt(c.medianWith() / c.medianWithout())
+    line("Ratio of medians, wall time" + (c.output().inMemory() ? " (the target's verdict)" : "") + ": **"
+        + fmt(c.medianWith() / c.medianWithout())
         + "x**; per-round ratios " + c.pairRatios().stream().map(MarkdownReport::fmt).toList() + ".");
     line("Ratio of medians, CPU time: **" + fmt(c.medianWithCpu() / c.medianWithoutCpu()) + "x**; per-round "
         + "ratios " + c.pairCpuRatios().stream().map(MarkdownReport::fmt).toList() + ".");
