@@ -46,20 +46,31 @@ final class IdemRowsByHand {
 
   private IdemRowsByHand() {}
 
+  /**
+   * idem's PENDING claim of {@code key}, bound as the runtime binds it (scope, key, state, fingerprint, created_at,
+   * expires_at a day later); fails unless it inserted the row.
+   *
+   * @param claimSql the dialect's claim INSERT into the record table
+   */
+  static void claimPending(Connection connection, String claimSql, String scope, String key, String fingerprint)
+      throws SQLException {
+    long now = System.currentTimeMillis();
+    try (PreparedStatement claim = connection.prepareStatement(claimSql)) {
+      claim.setString(1, scope);
+      claim.setString(2, key);
+      claim.setString(3, "PENDING");
+      claim.setString(4, fingerprint);
+      claim.setLong(5, now);
+      claim.setLong(6, now + 86_400_000L);
+      if (claim.executeUpdate() != 1) {
+        throw new IllegalStateException("duplicate " + key);
+      }
+    }
+  }
+
   static void placeOrder(DataSource pool, Completion completion, String key, PlaceOrder order) throws SQLException {
     OwnTransaction.run(pool, connection -> {
-      long now = System.currentTimeMillis();
-      try (PreparedStatement claim = connection.prepareStatement(CLAIM)) {
-        claim.setString(1, SCOPE);
-        claim.setString(2, key);
-        claim.setString(3, "PENDING");
-        claim.setString(4, FINGERPRINT);
-        claim.setLong(5, now);
-        claim.setLong(6, now + 86_400_000L);
-        if (claim.executeUpdate() != 1) {
-          throw new IllegalStateException("duplicate " + key);
-        }
-      }
+      claimPending(connection, CLAIM, SCOPE, key, FINGERPRINT);
       OrderRows.insert(connection, order);
       try (PreparedStatement complete = connection.prepareStatement(completion.sql)) {
         complete.setString(1, "{\"orderId\":" + order.orderId() + ",\"totalCents\":" + order.totalCents() + "}");

@@ -399,19 +399,9 @@ public final class WireProbe {
       BenchOrders.PlaceOrder order) throws SQLException {
     String fingerprint = String.format("%064x", new java.math.BigInteger(1, key.getBytes(StandardCharsets.UTF_8)));
     OwnTransaction.run(pool, connection -> {
-      long now = System.currentTimeMillis();
-      try (java.sql.PreparedStatement claim = connection.prepareStatement("INSERT IGNORE INTO " + table
-          + " (scope, idem_key, state, fingerprint, created_at, expires_at) VALUES (?, ?, ?, ?, ?, ?)")) {
-        claim.setString(1, "bench.orders.void");
-        claim.setString(2, key);
-        claim.setString(3, "PENDING");
-        claim.setString(4, fingerprint);
-        claim.setLong(5, now);
-        claim.setLong(6, now + 86_400_000L);
-        if (claim.executeUpdate() != 1) {
-          throw new IllegalStateException("duplicate " + key);
-        }
-      }
+      IdemRowsByHand.claimPending(connection, "INSERT IGNORE INTO " + table
+          + " (scope, idem_key, state, fingerprint, created_at, expires_at) VALUES (?, ?, ?, ?, ?, ?)",
+          "bench.orders.void", key, fingerprint);
       OrderRows.insert(connection, order);
       try (java.sql.PreparedStatement complete = connection.prepareStatement("UPDATE " + table + " SET state ="
           + " 'COMPLETED', result = ?, error_type = ?, result_shape = ? WHERE scope = ? AND idem_key = ? AND"
@@ -440,18 +430,9 @@ public final class WireProbe {
     String fingerprint = String.format("%064x", new java.math.BigInteger(1, key.getBytes(StandardCharsets.UTF_8)));
     OwnTransaction.run(pool, connection -> {
       long now = System.currentTimeMillis();
-      try (java.sql.PreparedStatement claim = connection.prepareStatement("INSERT IGNORE INTO idem_record"
-          + " (scope, idem_key, state, fingerprint, created_at, expires_at) VALUES (?, ?, ?, ?, ?, ?)")) {
-        claim.setString(1, "bench.orders.byhand");
-        claim.setString(2, key);
-        claim.setString(3, "PENDING");
-        claim.setString(4, fingerprint);
-        claim.setLong(5, now);
-        claim.setLong(6, now + 86_400_000L);
-        if (claim.executeUpdate() != 1) {
-          throw new IllegalStateException("duplicate " + key);
-        }
-      }
+      IdemRowsByHand.claimPending(connection, "INSERT IGNORE INTO idem_record"
+          + " (scope, idem_key, state, fingerprint, created_at, expires_at) VALUES (?, ?, ?, ?, ?, ?)",
+          "bench.orders.byhand", key, fingerprint);
       OrderRows.insert(connection, order);
       if (inPlace) {
         try (java.sql.PreparedStatement complete = connection.prepareStatement(
