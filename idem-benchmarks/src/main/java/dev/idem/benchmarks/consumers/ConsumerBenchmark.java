@@ -32,7 +32,9 @@ import org.springframework.transaction.support.TransactionTemplate;
  * {@code JdbcMessageIdRepository} per message (a framework baseline). Every variant does the same business write,
  * one row per processed message, in the same transaction as its dedup record. Right after the ceiling runs the
  * unique-key floor ({@link #uniqueKeyFloorBatches}): the least any dedup that trusts a unique constraint writes, so
- * that the report shows which part of idem's gap to the ceiling every such dedup pays and which part is idem's own.
+ * that the report shows which part of idem's gap to the ceiling every such dedup pays and which part is idem's own;
+ * and the same floor writing rows shaped like idem_record, which splits idem's own part into what its record's width
+ * costs the database and what its code and statements cost.
  *
  * <p>Every baseline gets its best setup: batched inserts are rewritten into multi-row statements by the driver
  * ({@code reWriteBatchedInserts} on PostgreSQL, {@code useBulkStmts} on MariaDB), and Camel's table has the unique
@@ -58,6 +60,10 @@ public final class ConsumerBenchmark {
   private static final String BASELINE = "baseline: plain 100-row batch INSERT, no dedup";
   private static final String FLOOR =
       "floor: message ids into a primary-key table + the business rows, 100 per batch, one commit";
+  private static final String SHAPED_FLOOR = "floor, record-shaped: the same, the message ids as rows shaped like"
+      + " idem_record (scope, key, state, fingerprint, times; its expiry index)";
+  /** The scope and key idem's batch handler records for a message (see {@link PaymentConsumers#onPayments}). */
+  private static final String BATCH_SCOPE = "bench.payments";
   private static final String CAMEL = "Camel JdbcMessageIdRepository, per message";
   private static final String BATCH_HANDLER = "idem batch handler, batch size ";
   private static final String BATCH_100 = BATCH_HANDLER + 100;
@@ -148,6 +154,10 @@ public final class ConsumerBenchmark {
         // SELECT COUNT(*) an index to use).
         "CREATE TABLE CAMEL_MESSAGEPROCESSED (processorName VARCHAR(255), messageId VARCHAR(100),"
             + " createdAt TIMESTAMP NULL, CONSTRAINT camel_messageprocessed_uk UNIQUE (processorName, messageId))");
+    // The record-shaped floor's key table: idem_record's own columns, key and expiry index, without idem.
+    execute(server == Server.POSTGRESQL
+        ? "CREATE TABLE dedup_records (LIKE idem_record INCLUDING ALL)"
+        : "CREATE TABLE dedup_records LIKE idem_record");
     this.transactions = new TransactionTemplate(new DataSourceTransactionManager(dataSource));
     this.jdbc = new JdbcTemplate(dataSource);
     this.camel = new JdbcMessageIdRepository(dataSource, transactions, GROUP);
@@ -160,7 +170,8 @@ public final class ConsumerBenchmark {
     // The ceiling first, then what any unique-key dedup pays at best, then the framework baseline: every other
     // figure is compared with the ceiling and Camel, idem's batch size 100 also with the floor.
     variants.put(BASELINE, deliveries -> plainBatchInsert(deliveries, 100));
-    variants.put(FLOOR, deliveries -> uniqueKeyFloorBatches(deliveries, 100));
+    variants.put(FLOOR, deliveries -> uniqueKeyFloorBatches(deliveries, 100, false));
+    variants.put(SHAPED_FLOOR, deliveries -> uniqueKeyFloorBatches(deliveries, 100, true));
     variants.put(CAMEL, this::camelPerMessage);
     variants.put("idem per-message handler", deliveries -> deliveries.forEach(p -> idem.onPayment(p, GROUP)));
     for (int size : new int[] {1, 10, 100, 500}) {
@@ -180,11 +191,12 @@ public final class ConsumerBenchmark {
     double baselineRate = 0;
     double camelRate = 0;
     double floorRate = Double.NaN;
+    double shapedFloorRate = Double.NaN;
     double batch100Rate = Double.NaN;
     for (Map.Entry<String, Variant> variant : variants.entrySet()) {
       String name = variant.getKey();
       if (!only.isEmpty() && !name.contains(only) && !name.equals(BASELINE) && !name.equals(FLOOR)
-          && !name.equals(CAMEL)) {
+          && !name.equals(SHAPED_FLOOR) && !name.equals(CAMEL)) {
         continue;
       }
       if (name.equals(CAMEL) && !withCamel) {
@@ -196,18 +208,21 @@ public final class ConsumerBenchmark {
       analyze();
       long effectsBefore = count("SELECT COUNT(*) FROM effects");
       long keysBefore = count("SELECT COUNT(*) FROM dedup_keys");
+      long recordsBefore = count("SELECT COUNT(*) FROM dedup_records");
       ScanCounts scansBefore = camelScans();
       long start = System.nanoTime();
       variant.getValue().consume(deliveries);
       double seconds = (System.nanoTime() - start) / 1e9;
       long effects = count("SELECT COUNT(*) FROM effects") - effectsBefore;
       // The baseline and the floor do not learn which deliveries are redeliveries: they write a row for each.
-      long expected = name.equals(BASELINE) || name.equals(FLOOR) ? deliveries.size() : messages;
+      boolean writesEveryDelivery = name.equals(BASELINE) || name.equals(FLOOR) || name.equals(SHAPED_FLOOR);
+      long expected = writesEveryDelivery ? deliveries.size() : messages;
       if (effects != expected) {
         throw new IllegalStateException(name + " wrote " + effects + " business rows, not " + expected);
       }
-      long keys = count("SELECT COUNT(*) FROM dedup_keys") - keysBefore;
-      if (name.equals(FLOOR) && keys != messages) {
+      long keys = count("SELECT COUNT(*) FROM dedup_keys") - keysBefore
+          + count("SELECT COUNT(*) FROM dedup_records") - recordsBefore;
+      if ((name.equals(FLOOR) || name.equals(SHAPED_FLOOR)) && keys != messages) {
         // Its unique key must have turned the redeliveries away, or it measured less than a dedup writes.
         throw new IllegalStateException(name + " kept " + keys + " message ids, not " + messages);
       }
@@ -216,6 +231,8 @@ public final class ConsumerBenchmark {
         baselineRate = rate;
       } else if (name.equals(FLOOR)) {
         floorRate = rate;
+      } else if (name.equals(SHAPED_FLOOR)) {
+        shapedFloorRate = rate;
       } else if (name.equals(CAMEL)) {
         camelRate = rate;
       } else if (name.equals(BATCH_100)) {
@@ -234,7 +251,7 @@ public final class ConsumerBenchmark {
     camel.stop();
     int pairs = Integer.getInteger("idem.bench.interleave", 0);
     if (pairs > 0) {
-      String interleaved = interleaved(pairs) + uniqueKeyFloor(pairs);
+      String interleaved = interleaved(pairs) + uniqueKeyFloor(pairs, false) + uniqueKeyFloor(pairs, true);
       out.append(interleaved);
       System.out.print(interleaved);
     }
@@ -253,6 +270,16 @@ public final class ConsumerBenchmark {
           server.title, batch100Rate / floorRate, floorRate / baselineRate);
       out.append(split);
       System.out.print(split);
+    }
+    if (!Double.isNaN(batch100Rate) && !Double.isNaN(floorRate) && !Double.isNaN(shapedFloorRate)) {
+      // idem's own share once more, split into what its record's rows cost the database and what the rest costs.
+      String shape = String.format(Locale.ROOT, "%nidem's share split on %s: the record-shaped floor reaches %.2fx the"
+              + " floor's rate (what writing idem_record's rows instead of bare ids costs the database), and the batch"
+              + " handler %.2fx the record-shaped floor's (idem's code and statements: fingerprints, RETURNING or the"
+              + " per-row update counts, the read of recorded keys, the transaction's control statements).%n",
+          server.title, shapedFloorRate / floorRate, batch100Rate / shapedFloorRate);
+      out.append(shape);
+      System.out.print(shape);
     }
     return out.toString();
   }
@@ -338,15 +365,16 @@ public final class ConsumerBenchmark {
    * alternating blocks of the baseline and of the floor ({@link #uniqueKeyFloorBatches}, batches of 100), so that the
    * main table's one sequential run of the floor has an interleaved figure beside it.
    */
-  private String uniqueKeyFloor(int pairs) throws SQLException {
+  private String uniqueKeyFloor(int pairs, boolean recordShaped) throws SQLException {
     int block = Integer.getInteger("idem.bench.block", 2_000);
-    uniqueKeyFloorBatches(deliveries("warm-up-f", WARM_UP_MESSAGES, new Random(9)), 100);
+    String prefix = recordShaped ? "s" : "f";
+    uniqueKeyFloorBatches(deliveries("warm-up-" + prefix, WARM_UP_MESSAGES, new Random(9)), 100, recordShaped);
     analyze();
     double[] ratios = new double[pairs];
     Random random = new Random(13);
     for (int pair = 0; pair < pairs; pair++) {
-      List<Payment> forBaseline = deliveries("fb" + pair, block, random);
-      List<Payment> forFloor = deliveries("ff" + pair, block, random);
+      List<Payment> forBaseline = deliveries(prefix + "b" + pair, block, random);
+      List<Payment> forFloor = deliveries(prefix + "f" + pair, block, random);
       double baselineSeconds = 0;
       double floorSeconds = 0;
       for (int turn = 0; turn < 2; turn++) {
@@ -356,7 +384,7 @@ public final class ConsumerBenchmark {
           plainBatchInsert(forBaseline, 100);
           baselineSeconds = (System.nanoTime() - start) / 1e9;
         } else {
-          uniqueKeyFloorBatches(forFloor, 100);
+          uniqueKeyFloorBatches(forFloor, 100, recordShaped);
           floorSeconds = (System.nanoTime() - start) / 1e9;
         }
       }
@@ -364,10 +392,13 @@ public final class ConsumerBenchmark {
     }
     double[] sorted = ratios.clone();
     java.util.Arrays.sort(sorted);
-    return String.format(Locale.ROOT, "%nUnique-key floor: %d pairs of %,d-message blocks, batch size 100 against the"
-            + " baseline: median ratio %.2fx (quartiles %.2fx..%.2fx): the message ids written into a (group, message"
-            + " id) primary-key table with the business rows, one commit per batch, nothing else.%n", pairs, block,
-        sorted[pairs / 2], sorted[pairs / 4], sorted[(3 * pairs) / 4]);
+    return String.format(Locale.ROOT, "%n%s: %d pairs of %,d-message blocks, batch size 100 against the"
+            + " baseline: median ratio %.2fx (quartiles %.2fx..%.2fx): the message ids written into %s with the"
+            + " business rows, one commit per batch, nothing else.%n",
+        recordShaped ? "Record-shaped floor" : "Unique-key floor", pairs, block,
+        sorted[pairs / 2], sorted[pairs / 4], sorted[(3 * pairs) / 4], recordShaped
+            ? "rows shaped like idem_record (its columns, primary key and expiry index)"
+            : "a (group, message id) primary-key table");
   }
 
   /**
@@ -375,20 +406,36 @@ public final class ConsumerBenchmark {
    * message id) pair ({@code ON CONFLICT DO NOTHING} / {@code INSERT IGNORE}, a JDBC batch the driver rewrites as the
    * baseline's is) and the business rows, one commit. It keeps no state, fingerprint, expiry or index for purging,
    * and it does not even learn which messages were new (it writes every business row, redeliveries included): an
-   * upper bound for a dedup whose final authority is the database's unique constraint, not a usable dedup.
+   * upper bound for a dedup whose final authority is the database's unique constraint, not a usable dedup. With
+   * {@code recordShaped}, the same statements write rows shaped like idem_record into a copy of its table (same
+   * columns, primary key and expiry index): the scope, the key as idem composes it, a fingerprint's 64 hex digits,
+   * the creation and expiry times.
    */
-  private void uniqueKeyFloorBatches(List<Payment> deliveries, int size) throws SQLException {
+  private void uniqueKeyFloorBatches(List<Payment> deliveries, int size, boolean recordShaped) throws SQLException {
+    String into = recordShaped
+        ? "dedup_records (scope, idem_key, state, fingerprint, created_at, expires_at) VALUES (?, ?, 'COMPLETED', ?, ?, ?)"
+        : "dedup_keys (consumer_group, message_id) VALUES (?, ?)";
     String claim = server == Server.POSTGRESQL
-        ? "INSERT INTO dedup_keys (consumer_group, message_id) VALUES (?, ?) ON CONFLICT DO NOTHING"
-        : "INSERT IGNORE INTO dedup_keys (consumer_group, message_id) VALUES (?, ?)";
+        ? "INSERT INTO " + into + " ON CONFLICT DO NOTHING"
+        : "INSERT IGNORE INTO " + into;
     try (Connection connection = dataSource.getConnection();
         PreparedStatement keys = connection.prepareStatement(claim);
         PreparedStatement insert = connection.prepareStatement(EffectWriter.INSERT)) {
       connection.setAutoCommit(false);
       for (int from = 0; from < deliveries.size(); from += size) {
         for (Payment payment : deliveries.subList(from, Math.min(deliveries.size(), from + size))) {
-          keys.setString(1, GROUP);
-          keys.setString(2, payment.messageId());
+          if (recordShaped) {
+            // As idem records a batch's message: its scope, the key parts joined, a SHA-256 hex, its times.
+            long now = System.currentTimeMillis();
+            keys.setString(1, BATCH_SCOPE);
+            keys.setString(2, payment.messageId() + "|" + GROUP);
+            keys.setString(3, sha256Hex(payment.messageId()));
+            keys.setLong(4, now);
+            keys.setLong(5, now + RETENTION_MILLIS);
+          } else {
+            keys.setString(1, GROUP);
+            keys.setString(2, payment.messageId());
+          }
           keys.addBatch();
           EffectWriter.bind(insert, payment);
           insert.addBatch();
@@ -479,7 +526,7 @@ public final class ConsumerBenchmark {
 
   private void clear() throws SQLException {
     execute("TRUNCATE TABLE idem_record", "TRUNCATE TABLE effects", "TRUNCATE TABLE CAMEL_MESSAGEPROCESSED",
-        "TRUNCATE TABLE dedup_keys");
+        "TRUNCATE TABLE dedup_keys", "TRUNCATE TABLE dedup_records");
     if (server == Server.POSTGRESQL) {
       execute("VACUUM");
     }
@@ -487,9 +534,10 @@ public final class ConsumerBenchmark {
 
   private void analyze() throws SQLException {
     if (server == Server.POSTGRESQL) {
-      execute("ANALYZE idem_record", "ANALYZE effects", "ANALYZE CAMEL_MESSAGEPROCESSED", "ANALYZE dedup_keys");
+      execute("ANALYZE idem_record", "ANALYZE effects", "ANALYZE CAMEL_MESSAGEPROCESSED", "ANALYZE dedup_keys",
+          "ANALYZE dedup_records");
     } else {
-      execute("ANALYZE TABLE idem_record, effects, CAMEL_MESSAGEPROCESSED, dedup_keys");
+      execute("ANALYZE TABLE idem_record, effects, CAMEL_MESSAGEPROCESSED, dedup_keys, dedup_records");
     }
   }
 
@@ -542,6 +590,18 @@ public final class ConsumerBenchmark {
       plan.append('\n');
     }
     return plan.toString();
+  }
+
+  private static final long RETENTION_MILLIS = java.time.Duration.ofDays(15).toMillis();
+
+  /** A fingerprint's width and cost: the hex SHA-256 of the message id. */
+  private static String sha256Hex(String text) {
+    try {
+      return java.util.HexFormat.of().formatHex(java.security.MessageDigest.getInstance("SHA-256")
+          .digest(text.getBytes(java.nio.charset.StandardCharsets.UTF_8)));
+    } catch (java.security.NoSuchAlgorithmException e) {
+      throw new IllegalStateException(e);
+    }
   }
 
   private static void sleep(long millis) {
