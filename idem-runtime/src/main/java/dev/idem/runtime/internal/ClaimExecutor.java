@@ -27,9 +27,10 @@ import java.util.concurrent.TimeUnit;
  * <ol>
  *   <li><b>claim</b>: unless the key has a committed record, the record (state {@code IN_PROGRESS}, a random owner
  *       token, {@code lease_until}) commits on its own, in auto-commit mode, before the body starts, so that other
- *       callers see it at once; neither that check nor a read of the record ever waits for a row lock (on
- *       PostgreSQL and H2 the claim checks with NOT EXISTS and a read follows only when it inserted nothing; on
- *       MariaDB a plain read comes first, since an insert would wait, see
+ *       callers see it at once; neither that check nor a read of the record ever waits for an owner's row lock,
+ *       and a read follows only when the claim inserted nothing (PostgreSQL and H2 check with NOT EXISTS; MariaDB
+ *       claims with a lock wait of zero and reads when locked out, waiting only for a competitor's claim that is
+ *       not committed yet; MySQL, which cannot, reads first: see {@link SqlDialect#noWaitLeaseClaimSql} and
  *       {@link SqlDialect#leaseClaimSkipsRecordedKeys()}).
  *   <li><b>body</b>: runs in a transaction of the runtime on the same connection (one pooled connection per call,
  *       whatever the pool's size).
@@ -80,9 +81,11 @@ final class ClaimExecutor {
   /** The lease held by the CLAIM body running on this thread, for {@link #extendLease}. */
   private final ThreadLocal<Lease> currentLease = new ThreadLocal<>();
 
+  private final String table;
+  /** The dialect's claim; waits for a competitor's uncommitted claim of the key (and for any other row lock). */
   private final String claimSql;
-  /** Whether the claim runs before the read: see {@link SqlDialect#leaseClaimSkipsRecordedKeys()}. */
-  private final boolean claimInsertsFirst;
+  /** How this runtime's server claims, decided on the first claim (see {@link #claimOrder}). */
+  private volatile ClaimOrder claimOrder;
   private final String selectSql;
   private final String lockProbeSql;
   private final String takeOverLeaseSql;
@@ -103,8 +106,8 @@ final class ClaimExecutor {
     this.listener = listener;
     this.cache = cache;
     this.unrecorded = new UnrecordedOutcomes(transactions);
+    this.table = table;
     this.claimSql = dialect.leaseClaimSql(table);
-    this.claimInsertsFirst = dialect.leaseClaimSkipsRecordedKeys();
     this.selectSql = dialect.leaseSelectSql(table);
     this.lockProbeSql = dialect.lockProbeSql(table);
     this.takeOverLeaseSql = dialect.takeOverLeaseSql(table);
@@ -114,6 +117,33 @@ final class ClaimExecutor {
     this.markOutcomeUnknownSql = dialect.markOutcomeUnknownSql(table);
     this.releaseSql = dialect.releaseSql(table);
     this.extendSql = dialect.extendLeaseSql(table);
+  }
+
+  /**
+   * Whether the claim runs before the read, and with which statement: {@code noWait} is true when that statement
+   * fails with a lock error instead of waiting for a row lock (see {@link SqlDialect#noWaitLeaseClaimSql}).
+   */
+  private record ClaimOrder(boolean insertsFirst, String sql, boolean noWait) {
+    /** The same order claiming with {@code waitingSql}, which waits for row locks. */
+    ClaimOrder withWaiting(String waitingSql) {
+      return new ClaimOrder(insertsFirst, waitingSql, false);
+    }
+  }
+
+  /** What a claim statement did. */
+  private enum Claimed { INSERTED, RECORDED, LOCKED_OUT }
+
+  /** Decides on the first call, from the server {@code connection} is on (no round trip); the same ever after. */
+  private ClaimOrder claimOrder(Connection connection) throws SQLException {
+    ClaimOrder order = claimOrder;
+    if (order == null) {
+      String noWait = dialect.noWaitLeaseClaimSql(table, connection.getMetaData());
+      order = noWait != null
+          ? new ClaimOrder(true, noWait, true)
+          : new ClaimOrder(dialect.leaseClaimSkipsRecordedKeys(), claimSql, false);
+      claimOrder = order; // racing first calls decide alike
+    }
+    return order;
   }
 
   /** The claim this caller holds while its body runs, on the connection its body's transaction uses. */
@@ -216,15 +246,29 @@ final class ClaimExecutor {
         Connection connection = borrowed.get();
         now = time.millis(connection);
         long leaseUntil = now + spec.leaseMillis();
-        // Where the claim itself may wait for the row lock of an owner extending its lease, read first, without
+        // Where the claim itself would wait for the row lock of an owner extending its lease, read first, without
         // locking (see SqlDialect.leaseClaimSkipsRecordedKeys); elsewhere a new key costs the claim alone.
-        row = claimInsertsFirst ? null : read(connection, scope, key);
+        ClaimOrder order = claimOrder(connection);
+        row = order.insertsFirst() ? null : read(connection, scope, key);
         if (row == null) {
-          if (insertClaim(connection, spec, key, fingerprint, token, now, leaseUntil)) {
+          Claimed claimed = insertClaim(connection, order, spec, key, fingerprint, token, now, leaseUntil);
+          if (claimed == Claimed.LOCKED_OUT) {
+            row = read(connection, scope, key);
+            if (row == null) {
+              // Not an owner's lock (an owner's record is committed, and the read sees it): a competitor's claim of
+              // the key, uncommitted for the moment its auto-commit takes. Wait for it as the plain claim does,
+              // rather than spin through the contended rounds before it commits.
+              claimed = insertClaim(connection, order.withWaiting(claimSql), spec, key, fingerprint, token, now,
+                  leaseUntil);
+            }
+          }
+          if (claimed == Claimed.INSERTED) {
             listener.claimed(scope, key);
             return run(borrowed, spec, key, fingerprint, token, now, body);
           }
-          row = read(connection, scope, key);
+          if (row == null) {
+            row = read(connection, scope, key);
+          }
           if (row == null) {
             continue; // released or purged since the insert found it: claim again
           }
@@ -511,9 +555,9 @@ final class ClaimExecutor {
   // ------------------------------------------------------------------------------------------------
   // Statements: the SQL is SqlDialect's; here they are bound and their results read.
 
-  private boolean insertClaim(Connection connection, CommandSpec<?> spec, String key, String fingerprint,
-      String token, long now, long leaseUntil) throws SQLException {
-    try (PreparedStatement claim = connection.prepareStatement(claimSql)) {
+  private Claimed insertClaim(Connection connection, ClaimOrder order, CommandSpec<?> spec, String key,
+      String fingerprint, String token, long now, long leaseUntil) throws SQLException {
+    try (PreparedStatement claim = connection.prepareStatement(order.sql())) {
       claim.setString(1, spec.scope());
       claim.setString(2, key);
       claim.setString(3, fingerprint);
@@ -521,7 +565,12 @@ final class ClaimExecutor {
       claim.setLong(5, leaseUntil);
       claim.setLong(6, now);
       claim.setLong(7, leaseUntil + spec.retentionMillis());
-      return dialect.claim(claim);
+      return dialect.claim(claim) ? Claimed.INSERTED : Claimed.RECORDED;
+    } catch (SQLException e) {
+      if (order.noWait() && dialect.isLockNotAvailable(e)) {
+        return Claimed.LOCKED_OUT; // in auto-commit mode only the statement was undone
+      }
+      throw e;
     }
   }
 

@@ -2,6 +2,7 @@ package dev.idem.runtime.internal;
 
 import dev.idem.runtime.Dialect;
 
+import java.sql.DatabaseMetaData;
 import java.sql.PreparedStatement;
 import java.sql.SQLException;
 
@@ -212,10 +213,21 @@ abstract class SqlDialect {
    * Whether {@link #leaseClaimSql} inserts nothing, without waiting, when the key has a committed record, even one
    * whose row lock an owner extending its lease holds: then a CLAIM call inserts first and reads only if that
    * inserted nothing (one statement for a new key). Otherwise it reads first (a second statement for a new key),
-   * because the insert would wait for that lock.
+   * because the insert would wait for that lock, unless the server connected to has a claim that does not wait
+   * ({@link #noWaitLeaseClaimSql}).
    */
   boolean leaseClaimSkipsRecordedKeys() {
     return false;
+  }
+
+  /**
+   * {@link #leaseClaimSql} made to fail at once with {@link #isLockNotAvailable} rather than wait for a row lock, where
+   * the server connected to can (then a CLAIM call inserts first even where {@link #leaseClaimSkipsRecordedKeys} is
+   * false, reads when the insert was locked out, and waits only for a competitor's claim that is not committed yet);
+   * null where it cannot. {@code server} is the metadata of a connection to it; nothing is sent to it.
+   */
+  String noWaitLeaseClaimSql(String table, DatabaseMetaData server) throws SQLException {
+    return null;
   }
 
   /** {@link #leaseClaimSql} for the dialects that guard it with NOT EXISTS. */
@@ -625,6 +637,22 @@ abstract class SqlDialect {
     @Override
     String leaseClaimSql(String table) {
       return "INSERT IGNORE INTO " + table + LEASE_CLAIM_COLUMNS;
+    }
+
+    /**
+     * MariaDB (10.3 and later, which RETURNING and NOWAIT need already) sets a statement's lock wait to zero with
+     * {@code SET STATEMENT … FOR}: the claim's duplicate check then fails with ER_LOCK_WAIT_TIMEOUT instead of
+     * waiting while an owner extending its lease holds the row, and a new key costs the insert alone. MySQL has no
+     * such clause (and no lock wait under one second), so there the claim keeps reading first. The server is told
+     * by its version string, which both MariaDB Connector/J and MySQL Connector/J (as {@code 5.5.5-…-MariaDB})
+     * report from the handshake.
+     */
+    @Override
+    String noWaitLeaseClaimSql(String table, DatabaseMetaData server) throws SQLException {
+      String version = server.getDatabaseProductVersion();
+      return version != null && version.contains("MariaDB")
+          ? "SET STATEMENT innodb_lock_wait_timeout = 0 FOR " + leaseClaimSql(table)
+          : null;
     }
 
     @Override

@@ -118,8 +118,10 @@ class MariaDbStatementTransactionTest extends DatabaseContract {
   }
 
   private List<String> controlStatements() {
+    // SET STATEMENT … FOR wraps the CLAIM mode's insert (its lock wait of zero): a data statement too.
     return counted.executedSql().stream().filter(Predicate.not(sql -> sql.startsWith("INSERT")
-        || sql.startsWith("UPDATE") || sql.startsWith("SELECT") || sql.startsWith("DELETE"))).toList();
+        || sql.startsWith("UPDATE") || sql.startsWith("SELECT") || sql.startsWith("DELETE")
+        || sql.startsWith("SET STATEMENT"))).toList();
   }
 
   @Test
