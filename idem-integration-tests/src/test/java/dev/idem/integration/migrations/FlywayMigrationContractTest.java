@@ -219,6 +219,42 @@ abstract class FlywayMigrationContractTest extends DatabaseContract {
     }
   }
 
+  /** The application's own Flyway: its migrations, Flyway's default history table. */
+  private static Flyway applicationsFlywayOn(IsolatedDatabase target) {
+    return Flyway.configure().dataSource(target.dataSource())
+        .locations("classpath:dev/idem/integration/migrations/application").load();
+  }
+
+  @Test
+  void onAFreshDatabaseTheApplicationsMigrationsRunFirstThenIdemsWithBaselineVersionZero() {
+    // The order the README gives: the application's Flyway, then idem's. The other way round, the application's
+    // Flyway finds idem's tables in a schema without its history table and refuses it.
+    try (IsolatedDatabase idemFirst = IsolatedDatabase.open(database())) {
+      assertEquals(2, flywayOn(idemFirst, true, "0").migrate().migrationsExecuted);
+      FlywayException refused =
+          assertThrows(FlywayException.class, () -> applicationsFlywayOn(idemFirst).migrate());
+      assertTrue(refused.getMessage().contains("non-empty schema"), refused.getMessage());
+    }
+    try (IsolatedDatabase fresh = IsolatedDatabase.open(database())) {
+      for (int deploy = 1; deploy <= 2; deploy++) {
+        int expected = deploy == 1 ? 1 : 0;
+        assertEquals(expected, applicationsFlywayOn(fresh).migrate().migrationsExecuted,
+            "application, deploy " + deploy);
+        Flyway idems = flywayOn(fresh, true, "0");
+        assertEquals(deploy == 1 ? 2 : 0, idems.migrate().migrationsExecuted, "idem, deploy " + deploy);
+        assertEquals("2", idems.info().current().getVersion().getVersion());
+        idems.validate();
+        applicationsFlywayOn(fresh).validate();
+      }
+      fresh.execute("INSERT INTO app_customers (id, name) VALUES (1, 'ada')");
+      IdemRuntime runtime = IdemRuntime.builder().dataSource(fresh.dataSource()).build();
+      Ledger ledger = ledgerOn(runtime);
+      assertEquals("credited 1", ledger.credit("r-1", 1));
+      runtime.clearResultCache();
+      assertEquals("credited 1", ledger.credit("r-1", 1), "replayed from the migrated table");
+    }
+  }
+
   private static Ledger ledgerOn(IdemRuntime runtime) {
     return new Ledger_Idempotent(new Ledger() {
       private final AtomicInteger credits = new AtomicInteger();
