@@ -2,7 +2,9 @@ package dev.idem.runtime.internal;
 
 import dev.idem.runtime.IdempotencyException;
 import com.fasterxml.jackson.core.JsonGenerator;
+import com.fasterxml.jackson.annotation.JsonTypeInfo;
 import com.fasterxml.jackson.core.JsonProcessingException;
+import com.fasterxml.jackson.databind.AnnotationIntrospector;
 import com.fasterxml.jackson.databind.BeanDescription;
 import com.fasterxml.jackson.databind.JsonSerializer;
 import com.fasterxml.jackson.databind.MapperFeature;
@@ -10,7 +12,13 @@ import com.fasterxml.jackson.databind.ObjectMapper;
 import com.fasterxml.jackson.databind.ObjectWriter;
 import com.fasterxml.jackson.databind.SerializationConfig;
 import com.fasterxml.jackson.databind.SerializationFeature;
+import com.fasterxml.jackson.databind.JavaType;
 import com.fasterxml.jackson.databind.SerializerProvider;
+import com.fasterxml.jackson.databind.cfg.MapperConfig;
+import com.fasterxml.jackson.databind.introspect.AnnotatedClass;
+import com.fasterxml.jackson.databind.introspect.NopAnnotationIntrospector;
+import com.fasterxml.jackson.databind.jsontype.TypeResolverBuilder;
+import com.fasterxml.jackson.databind.jsontype.impl.StdTypeResolverBuilder;
 import com.fasterxml.jackson.databind.json.JsonMapper;
 import com.fasterxml.jackson.databind.module.SimpleModule;
 import com.fasterxml.jackson.databind.ser.BeanSerializerModifier;
@@ -45,7 +53,10 @@ import java.util.Set;
  *   <li>every {@link Set} ({@code Set.of}, whose order differs per JVM, {@code EnumSet}, sorted sets) has its
  *       elements sorted by their canonical JSON; lists and arrays keep their order, which is part of the value;
  *   <li>a {@link BigDecimal} is compared numerically: it is written without trailing zeros, in
- *       {@link BigDecimal#toString()} form ({@code 12.50 -> 12.5}, {@code 1250 -> 1.25E+3}, {@code 0.00 -> 0}).
+ *       {@link BigDecimal#toString()} form ({@code 12.50 -> 12.5}, {@code 1250 -> 1.25E+3}, {@code 0.00 -> 0});
+ *   <li>a value of a class below a sealed type of the application's carries its class's name in an {@code "@type"}
+ *       property, as stored results do: {@code Credit(500)} and {@code Debit(500)} of {@code sealed Adjustment}
+ *       are different payloads although their properties are equal.
  * </ul>
  * Uses its own mapper: the user's result mapper must not be able to change fingerprints. The digest is fed as the
  * JSON is written, with one {@link MessageDigest} per thread, so that no byte array of the whole JSON is built.
@@ -200,7 +211,61 @@ final class Fingerprinter {
         .disable(SerializationFeature.WRITE_DURATIONS_AS_TIMESTAMPS)
         .disable(JsonGenerator.Feature.AUTO_CLOSE_TARGET)
         .build();
-    return PropertyModel.configure(mapper).writer();
+    PropertyModel.configure(mapper);
+    mapper.setAnnotationIntrospector(AnnotationIntrospector.pair(new SealedSubtypeNames(),
+        mapper.getSerializationConfig().getAnnotationIntrospector()));
+    return mapper.writer();
+  }
+
+  /**
+   * Writes the concrete class of a value below a sealed type (records and classes permitted by a sealed interface
+   * or sealed class of the application, at any depth) as an {@code "@type"} property before its properties,
+   * whatever type the value was declared as, so that the canonical form depends on the value alone. Without it,
+   * two subtypes with equal properties fingerprint alike and a retry of one would replay the other's result.
+   * The JDK's own sealed types do not count ({@code String}, {@code Integer}... implement the sealed
+   * {@code ConstantDesc}), nor do enums (one whose constants have bodies is implicitly sealed).
+   */
+  private static final class SealedSubtypeNames extends NopAnnotationIntrospector {
+    private static final long serialVersionUID = 1L;
+
+    private static final TypeResolverBuilder<?> BY_CLASS_NAME =
+        new StdTypeResolverBuilder(JsonTypeInfo.Id.CLASS, JsonTypeInfo.As.PROPERTY, "@type") {
+          private static final long serialVersionUID = 1L;
+        };
+
+    @Override
+    public TypeResolverBuilder<?> findTypeResolver(MapperConfig<?> config, AnnotatedClass type, JavaType baseType) {
+      return belowApplicationSealedType(type.getRawType()) ? BY_CLASS_NAME : null;
+    }
+
+    static boolean belowApplicationSealedType(Class<?> type) {
+      if (type.isEnum() || type.isPrimitive() || type.isArray() || isJdk(type)
+          || (type.getSuperclass() != null && type.getSuperclass().isEnum())) {
+        return false;
+      }
+      return hasSealedAncestor(type);
+    }
+
+    private static boolean hasSealedAncestor(Class<?> type) {
+      if (type == null || isJdk(type)) {
+        return false;
+      }
+      if (type.isSealed()) {
+        return true;
+      }
+      for (Class<?> implemented : type.getInterfaces()) {
+        if (hasSealedAncestor(implemented)) {
+          return true;
+        }
+      }
+      return hasSealedAncestor(type.getSuperclass());
+    }
+
+    private static boolean isJdk(Class<?> type) {
+      String name = type.getName();
+      return name.startsWith("java.") || name.startsWith("javax.") || name.startsWith("jdk.")
+          || name.startsWith("sun.") || name.startsWith("com.sun.");
+    }
   }
 
   /** {@code 12.50} and {@code 12.5} are the same amount. */

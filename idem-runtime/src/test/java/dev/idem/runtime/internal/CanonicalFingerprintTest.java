@@ -152,6 +152,36 @@ class CanonicalFingerprintTest {
   }
 
   /** The README's table, row by row. */
+  sealed interface Adjustment permits Credit, Debit {}
+
+  record Credit(long cents) implements Adjustment {}
+
+  record Debit(long cents) implements Adjustment {}
+
+  record Ledger(Adjustment last, List<Adjustment> history, Set<Credit> credits) {}
+
+  enum Operation {
+    ADD { },
+    REMOVE { }
+  }
+
+  @Test
+  void aValueBelowASealedTypeCarriesItsClassWhateverItWasDeclaredAs() throws Exception {
+    String credit = "{\"@type\":\"" + Credit.class.getName() + "\",\"cents\":500}";
+    String debit = "{\"@type\":\"" + Debit.class.getName() + "\",\"cents\":500}";
+    assertEquals(credit, canonical(new Credit(500)));
+    assertNotEquals(fingerprint(new Credit(500)), fingerprint(new Debit(500)));
+    assertEquals(
+        "{\"credits\":[" + credit + "],\"history\":[" + credit + "," + debit + "],\"last\":" + debit + "}",
+        canonical(new Ledger(new Debit(500), List.of(new Credit(500), new Debit(500)), Set.of(new Credit(500)))));
+    // The JDK's sealed types (String, Integer... implement ConstantDesc) and enums (implicitly sealed when their
+    // constants have bodies) keep their plain forms, as every stored fingerprint has them.
+    assertEquals("\"x\"", canonical("x"));
+    assertEquals("42", canonical(42));
+    assertEquals("\"ADD\"", canonical(Operation.ADD));
+    assertEquals("{\"amountCents\":500,\"currency\":\"EUR\"}", canonical(new Amount(500, "EUR")));
+  }
+
   @Test
   void theDocumentedCanonicalForms() throws Exception {
     assertEquals("[\"a\",\"b\"]", canonical(Set.of("b", "a")));

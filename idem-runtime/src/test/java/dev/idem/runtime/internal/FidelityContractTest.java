@@ -443,6 +443,36 @@ abstract class FidelityContractTest extends DatabaseContract {
         IdemEngine.of(next).execute(v2, new Object[] {"shape-1"}, new Object[0], () -> new Receipt("again", 2)));
   }
 
+  // ---- a payload's concrete subtype is part of it
+
+  sealed interface Adjustment permits Credit, Debit {}
+
+  record Credit(long cents) implements Adjustment {}
+
+  record Debit(long cents) implements Adjustment {}
+
+  private static final CommandSpec<String> ADJUST = CommandSpec.builder("Fidelity.adjust", ResultType.of(String.class))
+      .keyParts("id").payload("adjustment").build();
+
+  @Test
+  void anotherSubtypeWithEqualPropertiesUnderTheSameKeyIsAnotherPayload() {
+    AtomicInteger calls = new AtomicInteger();
+    assertEquals("applied Credit[cents=500]", idem.execute(ADJUST, new Object[] {"adj-1"},
+        new Object[] {new Credit(500)}, () -> {
+          calls.incrementAndGet();
+          return "applied " + new Credit(500);
+        }));
+    runtime.clearResultCache();
+    assertThrows(dev.idem.runtime.IdempotencyKeyReusedException.class,
+        () -> idem.execute(ADJUST, new Object[] {"adj-1"}, new Object[] {new Debit(500)}, () -> {
+          calls.incrementAndGet();
+          return "applied debit";
+        }));
+    assertEquals("applied Credit[cents=500]", idem.execute(ADJUST, new Object[] {"adj-1"},
+        new Object[] {new Credit(500)}, () -> "ran again"), "the equal retry still replays");
+    assertEquals(1, calls.get());
+  }
+
   // ---- equal retries, exact replays, through the table
 
   sealed interface Outcome permits Accepted, Declined {}
