@@ -290,20 +290,18 @@ public final class CommandSpec<T> {
   }
 
   /**
-   * The replayable type {@code failure} belongs to: its own class if listed, else the first listed supertype; null
-   * if it is not a business outcome of this command.
+   * The replayable type {@code failure} is an instance of exactly, or null if it is not a business outcome of this
+   * command. A subclass of a listed type that is not listed itself is no outcome: idem can re-create only the listed
+   * classes, and replaying a {@code StolenCardException} as the {@code CardDeclinedException} it extends would hand
+   * retries another type than the first call got. Such a failure rolls back like any other, and a retry runs again.
    */
   ReplayableFailure<?> replayableFor(Throwable failure) {
-    ReplayableFailure<?> assignable = null;
     for (ReplayableFailure<?> candidate : replayOn) {
       if (candidate.type() == failure.getClass()) {
         return candidate;
       }
-      if (assignable == null && candidate.type().isInstance(failure)) {
-        assignable = candidate;
-      }
     }
-    return assignable;
+    return null;
   }
 
   /** The replayable type stored under {@code storedName}, or null if it is no longer listed. */

@@ -473,6 +473,58 @@ abstract class FidelityContractTest extends DatabaseContract {
     assertEquals(1, calls.get());
   }
 
+  // ---- a business failure replays as the class thrown, or not at all
+
+  static class DeclinedException extends RuntimeException {
+    private static final long serialVersionUID = 1L;
+
+    DeclinedException(String message) {
+      super(message);
+    }
+  }
+
+  static final class StolenCardException extends DeclinedException {
+    private static final long serialVersionUID = 1L;
+
+    StolenCardException(String message) {
+      super(message);
+    }
+  }
+
+  private static final CommandSpec<String> CHARGE = CommandSpec.builder("Fidelity.charge", ResultType.of(String.class))
+      .keyParts("id").payload("cents").replayOn(ReplayableFailure.of(DeclinedException.class,
+          e -> new Object[] {e.getMessage()}, arguments -> new DeclinedException((String) arguments[0]), String.class))
+      .build();
+
+  @Test
+  void aSubclassOfAListedFailureIsNotReplayedAsTheListedClass() {
+    AtomicInteger calls = new AtomicInteger();
+    CommandBody<String> stolen = () -> {
+      calls.incrementAndGet();
+      throw new StolenCardException("stolen card");
+    };
+    Object[] key = {"sc-1"};
+    Object[] payload = {5};
+    assertThrows(StolenCardException.class, () -> idem.execute(CHARGE, key, payload, stolen));
+    // Not stored as a DeclinedException: the retry runs again and gets the class its body throws.
+    assertThrows(StolenCardException.class, () -> idem.execute(CHARGE, key, payload, stolen));
+    assertEquals(2, calls.get());
+    assertEquals(0, count("SELECT COUNT(*) FROM idem_record WHERE idem_key = 'sc-1'"));
+    // The listed class itself is still an outcome, replayed to the retry.
+    CommandBody<String> declined = () -> {
+      calls.incrementAndGet();
+      throw new DeclinedException("insufficient funds");
+    };
+    Object[] other = {"dc-1"};
+    assertThrows(DeclinedException.class, () -> idem.execute(CHARGE, other, payload, declined));
+    runtime.clearResultCache();
+    DeclinedException replayed =
+        assertThrows(DeclinedException.class, () -> idem.execute(CHARGE, other, payload, declined));
+    assertEquals("insufficient funds", replayed.getMessage());
+    assertEquals(DeclinedException.class, replayed.getClass());
+    assertEquals(3, calls.get());
+  }
+
   // ---- equal retries, exact replays, through the table
 
   sealed interface Outcome permits Accepted, Declined {}
