@@ -8,6 +8,8 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import dev.idem.runtime.IdemRuntime;
 import dev.idem.testing.DatabaseContract;
+import java.sql.PreparedStatement;
+import java.sql.SQLException;
 import java.util.ArrayList;
 import java.util.Collections;
 import java.util.List;
@@ -17,6 +19,8 @@ import java.util.concurrent.Executors;
 import java.util.concurrent.Future;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicBoolean;
+import java.util.concurrent.atomic.AtomicInteger;
+import org.jdbi.v3.core.Handle;
 import org.jdbi.v3.core.Jdbi;
 import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
@@ -127,6 +131,73 @@ abstract class JdbiContractTest extends DatabaseContract {
       return payments.pay("r-4", "a", 100);
     }));
     assertEquals(101, count("SELECT balance FROM accounts WHERE id = 'a'"));
+  }
+
+  /**
+   * The delegate as the README advises outside {@code jdbi.inTransaction}: it writes through
+   * {@code runtime.currentConnection()}, the joined handle's connection when there is one.
+   */
+  private Payments writingThroughTheRuntime(AtomicInteger executions) {
+    return new Payments_Idempotent((requestId, account, amountCents) -> {
+      executions.incrementAndGet();
+      try (PreparedStatement insert = runtime.currentConnection().prepareStatement(
+          "INSERT INTO payments (request_id, account, amount) VALUES (?, ?, ?)")) {
+        insert.setString(1, requestId);
+        insert.setString(2, account);
+        insert.setLong(3, amountCents);
+        insert.executeUpdate();
+      } catch (SQLException e) {
+        throw new IllegalStateException(e);
+      }
+      return amountCents;
+    }, runtime);
+  }
+
+  @Test
+  void aTransactionOnAHandleFromJdbiOpenIsJoinedToo() {
+    AtomicInteger executions = new AtomicInteger();
+    Payments direct = writingThroughTheRuntime(executions);
+    IllegalStateException abort = new IllegalStateException("abort");
+    try (Handle handle = jdbi.open()) {
+      assertSame(abort, assertThrows(IllegalStateException.class, () -> handle.useTransaction(tx -> {
+        direct.pay("o-1", "a", 100);
+        tx.execute("INSERT INTO audit (what) VALUES ('paid o-1')");
+        throw abort;
+      })));
+    }
+    assertEquals(0, count("SELECT COUNT(*) FROM payments"), "the delegate's write rolled back with the handle");
+    assertEquals(0, count("SELECT COUNT(*) FROM idem_record"), "and so did the record: a retry runs again");
+    try (Handle handle = jdbi.open()) {
+      handle.useTransaction(tx -> {
+        direct.pay("o-1", "a", 100);
+        tx.execute("INSERT INTO audit (what) VALUES ('paid o-1')");
+        assertEquals(0, countElsewhere("SELECT COUNT(*) FROM idem_record"), "invisible until the handle commits");
+      });
+      // begin / rollback / commit by hand, on the same handle.
+      handle.begin();
+      direct.pay("o-2", "a", 5);
+      handle.rollback();
+      assertEquals(0, count("SELECT COUNT(*) FROM idem_record WHERE idem_key = 'o-2'"));
+      handle.begin();
+      direct.pay("o-2", "a", 5);
+      handle.commit();
+    }
+    assertEquals(4, executions.get(), "each rolled back call ran again");
+    assertEquals(2, count("SELECT COUNT(*) FROM payments"));
+    assertEquals(1, count("SELECT COUNT(*) FROM audit"));
+    assertEquals(2, count("SELECT COUNT(*) FROM idem_record"));
+    // With the handles' transactions over, a call on this thread begins idem's own transaction again.
+    assertEquals(7L, direct.pay("o-3", "a", 7));
+    assertEquals(1, countElsewhere("SELECT COUNT(*) FROM idem_record WHERE idem_key = 'o-3'"));
+    assertEquals(100L, direct.pay("o-1", "a", 100), "replayed");
+    assertEquals(5, executions.get());
+  }
+
+  @Test
+  void aSecondBindingOfTheSameJdbiWrapsItsTransactionHandlerOnce() {
+    var handler = jdbi.getTransactionHandler();
+    JdbiTransactionBinding.of(jdbi);
+    assertSame(handler, jdbi.getTransactionHandler());
   }
 
   @Test
