@@ -25,6 +25,9 @@ import com.fasterxml.jackson.databind.jsontype.BasicPolymorphicTypeValidator;
 import com.fasterxml.jackson.databind.jsontype.NamedType;
 import com.fasterxml.jackson.datatype.jdk8.Jdk8Module;
 import com.fasterxml.jackson.datatype.jsr310.JavaTimeModule;
+import java.lang.reflect.Modifier;
+import java.lang.reflect.ParameterizedType;
+import java.lang.reflect.Type;
 import java.util.Map;
 import java.util.concurrent.ConcurrentHashMap;
 
@@ -81,6 +84,7 @@ final class ResultCodec {
 
   /** The result as JSON: {@code null} for a null result, never SQL NULL, so that a missing result is detectable. */
   String write(CommandSpec<?> spec, String key, Object result) {
+    checkReturnedClass(spec, key, result);
     String json;
     try {
       json = codec(spec.resultType()).writer().writeValueAsString(result);
@@ -89,6 +93,32 @@ final class ResultCodec {
           + e.getOriginalMessage() + "); the command's transaction was rolled back", e);
     }
     return checkSize(spec, key, json);
+  }
+
+  /**
+   * A result is replayed as the class the method declares. For a concrete class of the application that is not
+   * final, the processor cannot rule out that the body returns a subclass: it would be stored with the subclass's
+   * properties and replayed as the declared class, so that the first call got a {@code PremiumAccount} and every
+   * retry an {@code Account}. Refused before anything is stored (a sealed type instead names the class it stores).
+   */
+  private static void checkReturnedClass(CommandSpec<?> spec, String key, Object result) {
+    if (result == null) {
+      return;
+    }
+    Type type = spec.resultType().type();
+    Class<?> declared = type instanceof Class<?> c ? c
+        : type instanceof ParameterizedType p && p.getRawType() instanceof Class<?> raw ? raw : null;
+    if (declared == null || declared == result.getClass() || declared.isInterface() || declared.isRecord()
+        || declared.isEnum() || declared.isArray() || declared.isPrimitive()
+        || Modifier.isFinal(declared.getModifiers()) || Modifier.isAbstract(declared.getModifiers())
+        || declared.getName().startsWith("java.") || !declared.isInstance(result)) {
+      return;
+    }
+    throw new IdempotencyException(spec.scope() + " key '" + key + "' returned a " + result.getClass().getName()
+        + " where the method declares " + declared.getName() + ": a retry would get a " + declared.getSimpleName()
+        + " rebuilt from it, not the " + result.getClass().getSimpleName() + ", so idem stores nothing. Declare the"
+        + " class the method returns, make " + declared.getSimpleName() + " final, or make it sealed (each"
+        + " permitted class is then stored by name)");
   }
 
   private String checkSize(CommandSpec<?> spec, String key, String json) {

@@ -9,6 +9,7 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 import dev.idem.Mode;
 import dev.idem.runtime.IdemRuntime;
 import dev.idem.runtime.IdempotencyBrokenRecordException;
+import dev.idem.runtime.IdempotencyException;
 import dev.idem.runtime.IdempotencyResultShapeException;
 import dev.idem.runtime.IdempotencyResultTooLargeException;
 import dev.idem.runtime.IdempotencyScopeConflictException;
@@ -523,6 +524,51 @@ abstract class FidelityContractTest extends DatabaseContract {
     assertEquals("insufficient funds", replayed.getMessage());
     assertEquals(DeclinedException.class, replayed.getClass());
     assertEquals(3, calls.get());
+  }
+
+  // ---- a result is replayed as the class the method declares
+
+  public static class Account {
+    public String id;
+    public String tier = "standard";
+
+    public Account() {}
+
+    Account(String id) {
+      this.id = id;
+    }
+  }
+
+  public static final class PremiumAccount extends Account {
+    public PremiumAccount() {
+      tier = "premium";
+    }
+  }
+
+  private static final CommandSpec<Account> OPEN = CommandSpec.builder("Fidelity.open", ResultType.of(Account.class))
+      .keyParts("id").build();
+
+  @Test
+  void aSubclassOfADeclaredClassIsRefusedBeforeAnythingIsStored() {
+    PremiumAccount premium = new PremiumAccount();
+    premium.id = "a-1";
+    IdempotencyException e = assertThrows(IdempotencyException.class,
+        () -> idem.execute(OPEN, new Object[] {"acct-1"}, new Object[0], () -> {
+          insertPayment("acct-1");
+          return premium;
+        }));
+    assertTrue(e.getMessage().contains("returned a " + PremiumAccount.class.getName() + " where the method declares "
+        + Account.class.getName()), e.getMessage());
+    assertEquals(0, count("SELECT COUNT(*) FROM idem_record WHERE idem_key = 'acct-1'"));
+    assertEquals(0, count("SELECT COUNT(*) FROM payments WHERE id = 'acct-1'"), "the body's writes rolled back");
+    // The declared class itself is stored and replayed.
+    Account replayed = null;
+    for (int call = 0; call < 2; call++) {
+      replayed = idem.execute(OPEN, new Object[] {"acct-1"}, new Object[0], () -> new Account("a-1"));
+      runtime.clearResultCache();
+    }
+    assertEquals(Account.class, replayed.getClass());
+    assertEquals("a-1", replayed.id);
   }
 
   // ---- equal retries, exact replays, through the table
