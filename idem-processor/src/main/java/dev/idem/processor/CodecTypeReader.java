@@ -17,6 +17,8 @@ import java.util.TreeMap;
 import java.util.regex.Matcher;
 import java.util.regex.Pattern;
 import java.util.stream.Collectors;
+import javax.lang.model.element.AnnotationMirror;
+import javax.lang.model.element.AnnotationValue;
 import javax.lang.model.element.Element;
 import javax.lang.model.element.ElementKind;
 import javax.lang.model.element.ExecutableElement;
@@ -46,6 +48,11 @@ import javax.lang.model.util.Types;
  * abstract classes replay only when sealed: each permitted subtype is read the same way and listed in a
  * {@link SealedFamily}, the only classes the runtime will ever instantiate for that type.
  *
+ * <p>What is written but would not read back as it was is a problem only where a value is read back: a
+ * {@code Collection} or {@code Iterable} (read back as an ArrayList), a sorted set or map (its comparator is not
+ * stored), and a property the creator takes that Jackson's {@code @JsonIgnore}, {@code @JsonIgnoreProperties} or
+ * {@code @JsonIgnoreType} leaves out of the JSON. Each has a {@link Message} of its own, carried by the problem.
+ *
  * <p>The shape is a canonical text of all that (properties sorted by name, enum constants, sealed subtypes), the
  * same on every build for the same types: a changed shape means records stored before do not read back as they
  * were. Its hash, which the runtime compares with each stored record's, leaves the enum constants out: a stored
@@ -57,8 +64,23 @@ final class CodecTypeReader {
   /** Whether values only need to be written (a fingerprinted payload) or also read back (a stored result). */
   enum Use { WRITE, WRITE_AND_READ }
 
-  /** Why a value at {@code path} would not come back exactly, and how to fix the type. */
-  record Problem(String path, String reason, String fix) {}
+  /**
+   * Why a value at {@code path} would not come back exactly, and how to fix the type.
+   *
+   * @param message the diagnostic for a result: {@link Message#RESULT_NOT_REPLAYABLE} with path, reason and fix, or
+   *     a more specific one whose format takes the method name, the result type and then {@code arguments}
+   * @param arguments the specific message's arguments after the method name and result type; empty for the general one
+   */
+  record Problem(String path, String reason, String fix, Message message, List<Object> arguments) {
+
+    Problem {
+      arguments = List.copyOf(arguments);
+    }
+
+    Problem(String path, String reason, String fix) {
+      this(path, reason, fix, Message.RESULT_NOT_REPLAYABLE, List.of());
+    }
+  }
 
   /** A sealed type and its concrete permitted subtypes, nested sealed ones flattened, in name order. */
   record SealedFamily(TypeElement type, List<TypeElement> subtypes) {}
@@ -109,6 +131,10 @@ final class CodecTypeReader {
   private static final Set<String> MAPS = Set.of(
       "java.util.Map", "java.util.SortedMap", "java.util.NavigableMap", "java.util.HashMap",
       "java.util.LinkedHashMap", "java.util.TreeMap");
+
+  /** Sorted collections by the interface whose comparator they keep (not stored, so lost on replay). */
+  private static final List<Map.Entry<String, String>> SORTED =
+      List.of(Map.entry("java.util.SortedSet", "set"), Map.entry("java.util.SortedMap", "map"));
 
   private final Elements elements;
   private final Types types;
@@ -193,8 +219,12 @@ final class CodecTypeReader {
     }
 
     private String fail(String path, String reason, String fix) {
+      return fail(new Problem(path, reason, fix));
+    }
+
+    private String fail(Problem found) {
       if (problem == null) {
-        problem = new Problem(path, reason, fix);
+        problem = found;
       }
       return "?";
     }
@@ -235,6 +265,19 @@ final class CodecTypeReader {
             .filter(field -> field.getKind() == ElementKind.ENUM_CONSTANT)
             .map(field -> field.getSimpleName().toString())
             .collect(Collectors.joining(",", "[", "]"));
+      }
+      if (use == Use.WRITE_AND_READ) {
+        String sorted = sortedKind(type);
+        if (sorted != null) {
+          return fail(new Problem(path, "is declared " + type + ", a sorted " + sorted + " whose comparator cannot be"
+              + " stored, so a retry would get it in natural order", "return a List, LinkedHashSet or LinkedHashMap,"
+              + " whose order replays exactly", Message.RESULT_COMPARATOR_LOST, List.of(path, type, sorted)));
+        }
+        if (name.equals("java.util.Collection") || name.equals("java.lang.Iterable")) {
+          return fail(new Problem(path, "is declared " + type + ", so a retry would get an ArrayList whatever"
+              + " collection was returned", "declare List, Set or another concrete collection interface",
+              Message.RESULT_COLLECTION_KIND_LOST, List.of(path, type)));
+        }
       }
       if (name.equals("java.util.Optional")) {
         if (arguments.isEmpty()) {
@@ -291,6 +334,18 @@ final class CodecTypeReader {
             + " concrete type");
       }
       return object(type, element, path);
+    }
+
+    /** "set" or "map" if values of the type are sorted by a comparator (SortedSet, TreeMap, ...), else null. */
+    private String sortedKind(DeclaredType type) {
+      TypeMirror erasure = types.erasure(type);
+      for (Map.Entry<String, String> sorted : SORTED) {
+        TypeElement sortedType = elements.getTypeElement(sorted.getKey());
+        if (sortedType != null && types.isAssignable(erasure, types.erasure(sortedType.asType()))) {
+          return sorted.getValue();
+        }
+      }
+      return null;
     }
 
     private String sealed(DeclaredType type, TypeElement element, String path) {
@@ -421,6 +476,10 @@ final class CodecTypeReader {
             return;
           }
         }
+        for (RecordComponentElement component : element.getRecordComponents()) {
+          checkNotIgnored(element, component.getSimpleName().toString(), properties,
+              "the canonical constructor of record " + element.getSimpleName(), path);
+        }
         return;
       }
       if (element.getNestingKind() == NestingKind.MEMBER && !element.getModifiers().contains(Modifier.STATIC)) {
@@ -452,6 +511,10 @@ final class CodecTypeReader {
           ExecutableType constructorType = (ExecutableType) types.asMemberOf(type, constructor);
           creators.putIfAbsent(element.getQualifiedName().toString(),
               new Creator(element, names, List.copyOf(constructorType.getParameterTypes())));
+          for (String property : names) {
+            checkNotIgnored(element, property, properties, "the constructor " + element.getSimpleName() + "("
+                + String.join(", ", names) + ")", path);
+          }
           return;
         }
       }
@@ -460,11 +523,108 @@ final class CodecTypeReader {
           + " taking " + String.join(", ", properties.keySet()) + ", or make it a record");
     }
 
+    /**
+     * A property the creator takes must be in the stored JSON: Jackson's {@code @JsonIgnore} on its field or
+     * accessor, its name in {@code @JsonIgnoreProperties} on the type, or {@code @JsonIgnoreType} on its type would
+     * leave it out, and reading the result back would fail.
+     */
+    private void checkNotIgnored(TypeElement element, String property, Map<String, TypeMirror> properties,
+                                 String creator, String path) {
+      if (problem != null) {
+        return;
+      }
+      String dropper = null;
+      String removal = null;
+      String owner = element.getSimpleName() + "." + property;
+      for (Element annotated : annotatedAs(element, property)) {
+        Optional<AnnotationMirror> ignore = annotation(annotated, JSON_IGNORE);
+        if (ignore.isPresent() && !Boolean.FALSE.equals(annotationValue(ignore.get(), "value"))) {
+          dropper = "@JsonIgnore on " + owner;
+          removal = "@JsonIgnore";
+          break;
+        }
+      }
+      for (TypeElement current = element; dropper == null && current != null && !isPlatform(current);
+           current = superclassOf(current)) {
+        Optional<AnnotationMirror> ignoreProperties = annotation(current, JSON_IGNORE_PROPERTIES);
+        Object listed = ignoreProperties.map(mirror -> annotationValue(mirror, "value")).orElse(null);
+        if (listed instanceof List<?> names && names.stream()
+            .anyMatch(name -> name instanceof AnnotationValue value && property.equals(value.getValue()))) {
+          dropper = "@JsonIgnoreProperties on " + current.getSimpleName();
+          removal = "\"" + property + "\" from @JsonIgnoreProperties";
+        }
+      }
+      TypeMirror type = properties.get(property);
+      if (dropper == null && type != null && type.getKind() == TypeKind.DECLARED
+          && annotation(((DeclaredType) type).asElement(), JSON_IGNORE_TYPE).isPresent()) {
+        dropper = "@JsonIgnoreType on its type " + ((DeclaredType) type).asElement().getSimpleName();
+        removal = "@JsonIgnoreType";
+      }
+      if (dropper != null) {
+        String at = path + "." + property;
+        fail(new Problem(at, "is dropped by " + dropper + ", but " + creator + " needs it, so reading the result"
+            + " back fails", "remove " + removal + ", or leave the property out of the type",
+            Message.RESULT_PROPERTY_IGNORED, List.of(at, dropper, creator, removal)));
+      }
+    }
+
+    /** The record component, field and accessors that make up one property, where Jackson looks for annotations. */
+    private List<Element> annotatedAs(TypeElement element, String property) {
+      List<Element> annotated = new ArrayList<>();
+      if (element.getKind() == ElementKind.RECORD) {
+        for (RecordComponentElement component : element.getRecordComponents()) {
+          if (component.getSimpleName().contentEquals(property)) {
+            annotated.add(component);
+            annotated.add(component.getAccessor());
+          }
+        }
+      }
+      Map<String, VariableElement> fields = instanceFields(element);
+      Optional.ofNullable(fields.get(property)).ifPresent(annotated::add);
+      for (ExecutableElement method : ElementFilter.methodsIn(elements.getAllMembers(element))) {
+        if (method.getParameters().isEmpty() && !method.getModifiers().contains(Modifier.STATIC)
+            && method.getReturnType().getKind() != TypeKind.VOID && !isPlatform(method.getEnclosingElement())
+            && property.equals(propertyOf(method, method.getReturnType(), fields))) {
+          annotated.add(method);
+        }
+      }
+      return annotated;
+    }
+
     private boolean hasSetter(TypeElement element, String property) {
       return ElementFilter.methodsIn(elements.getAllMembers(element)).stream()
           .anyMatch(method -> method.getSimpleName().contentEquals(setter(property))
               && method.getParameters().size() == 1 && !method.getModifiers().contains(Modifier.STATIC));
     }
+  }
+
+  private static final String JSON_IGNORE = "com.fasterxml.jackson.annotation.JsonIgnore";
+  private static final String JSON_IGNORE_PROPERTIES = "com.fasterxml.jackson.annotation.JsonIgnoreProperties";
+  private static final String JSON_IGNORE_TYPE = "com.fasterxml.jackson.annotation.JsonIgnoreType";
+
+  /** The annotation of that qualified name on the element, by name: the processor does not depend on Jackson. */
+  private static Optional<AnnotationMirror> annotation(Element element, String qualifiedName) {
+    return element.getAnnotationMirrors().stream()
+        .filter(mirror -> ((TypeElement) mirror.getAnnotationType().asElement()).getQualifiedName()
+            .contentEquals(qualifiedName))
+        .map(mirror -> (AnnotationMirror) mirror)
+        .findFirst();
+  }
+
+  /** An annotation member's value, explicit or default; null if the member does not exist. */
+  private Object annotationValue(AnnotationMirror mirror, String member) {
+    for (Map.Entry<? extends ExecutableElement, ? extends AnnotationValue> entry
+        : elements.getElementValuesWithDefaults(mirror).entrySet()) {
+      if (entry.getKey().getSimpleName().contentEquals(member)) {
+        return entry.getValue().getValue();
+      }
+    }
+    return null;
+  }
+
+  private TypeElement superclassOf(TypeElement element) {
+    return element.getSuperclass().getKind() == TypeKind.DECLARED
+        ? (TypeElement) types.asElement(element.getSuperclass()) : null;
   }
 
   /** Instance fields of the class and its superclasses up to the platform's, by name. */

@@ -124,8 +124,14 @@ final class CommandValidator {
       CodecTypeReader.Result result = codec.read(codecType, "result", CodecTypeReader.Use.WRITE_AND_READ);
       if (result.problem() != null) {
         Problem problem = result.problem();
-        report.report(Message.RESULT_NOT_REPLAYABLE, method, method.getSimpleName(), storedType, problem.path(),
-            problem.reason(), problem.fix());
+        if (problem.message() == Message.RESULT_NOT_REPLAYABLE) {
+          report.report(Message.RESULT_NOT_REPLAYABLE, method, method.getSimpleName(), storedType, problem.path(),
+              problem.reason(), problem.fix());
+        } else {
+          List<Object> arguments = new ArrayList<>(List.of(method.getSimpleName(), storedType));
+          arguments.addAll(problem.arguments());
+          report.report(problem.message(), method, arguments.toArray());
+        }
         valid = false;
       } else {
         resultShape = result.shape();
@@ -236,6 +242,7 @@ final class CommandValidator {
       problem = "it is not public";
     } else {
       List<ReplayedFailure> candidates = new ArrayList<>();
+      Map<ReplayedFailure, ExecutableElement> constructors = new java.util.IdentityHashMap<>();
       for (ExecutableElement constructor : ElementFilter.constructorsIn(element.getEnclosedElements())) {
         if (!isAccessible(constructor, generatedPackage)) {
           continue;
@@ -244,6 +251,7 @@ final class CommandValidator {
         ReplayedFailure candidate = recreatableBy(exception, constructor, constructorType, generatedPackage);
         if (candidate != null) {
           candidates.add(candidate);
+          constructors.put(candidate, constructor);
         }
       }
       // The most values win, among constructors whose every argument reads back exactly; (String message,
@@ -253,6 +261,14 @@ final class CommandValidator {
       for (ReplayedFailure candidate : candidates) {
         Problem argumentProblem = argumentProblem(candidate);
         if (argumentProblem == null) {
+          Optional<TypeElement> overrider = messageOverriddenFor(candidate, element);
+          if (overrider.isPresent()) {
+            String parameter = constructors.get(candidate).getParameters()
+                .get(candidate.accessors().indexOf("getMessage")).getSimpleName().toString();
+            report.report(Message.REPLAY_ON_MESSAGE_OVERRIDDEN, method, command, entry, exception,
+                overrider.get().getQualifiedName(), parameter, parameter);
+            return Optional.empty();
+          }
           return Optional.of(candidate);
         }
         firstProblem = firstProblem == null ? argumentProblem : firstProblem;
@@ -267,6 +283,22 @@ final class CommandValidator {
     }
     report.report(Message.REPLAY_ON_NOT_RECREATABLE, method, command, entry, exception, problem);
     return Optional.empty();
+  }
+
+  /**
+   * The class (the exception or a superclass below Throwable) whose override of {@code getMessage()} the candidate
+   * would capture as a constructor argument: the constructor passes it on to Throwable, and the override decorates
+   * it again on the recreated exception.
+   */
+  private Optional<TypeElement> messageOverriddenFor(ReplayedFailure candidate, TypeElement exception) {
+    if (!candidate.accessors().contains("getMessage")) {
+      return Optional.empty();
+    }
+    return ElementFilter.methodsIn(elements.getAllMembers(exception)).stream()
+        .filter(m -> m.getSimpleName().contentEquals("getMessage") && m.getParameters().isEmpty())
+        .map(m -> (TypeElement) m.getEnclosingElement())
+        .filter(owner -> !owner.getQualifiedName().contentEquals("java.lang.Throwable"))
+        .findFirst();
   }
 
   /**

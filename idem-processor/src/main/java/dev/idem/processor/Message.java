@@ -137,6 +137,29 @@ enum Message {
       "IDEM-049",
       "Cannot use the previous idem manifest %s: %s. Point -Aidem.previousManifest at a manifest file or a"
           + " directory of them (META-INF/idem/*.json of the released build)."),
+  // Replay fidelity, types the codec stores but cannot give back as they were (acceptance test): IDEM-051 onwards.
+  RESULT_COLLECTION_KIND_LOST(
+      "IDEM-051",
+      "%s returns %s, which would be stored but not replayed exactly: %s is declared %s, which does not say which"
+          + " collection to create, so a retry gets an ArrayList whatever the method returned (a Set comes back as a"
+          + " List). Declare List, Set or another concrete collection interface, e.g. Set<String>."),
+  RESULT_COMPARATOR_LOST(
+      "IDEM-052",
+      "%s returns %s, which would be stored but not replayed exactly: %s is declared %s, a sorted %s: its"
+          + " comparator cannot be stored, so a retry gets it in natural order (a reverse-order or case-insensitive"
+          + " one comes back reordered). Return a List, LinkedHashSet or LinkedHashMap, whose order replays"
+          + " exactly."),
+  REPLAY_ON_MESSAGE_OVERRIDDEN(
+      "IDEM-053",
+      "replayOn lists %s, whose getMessage() is overridden by %s, but idem recreates it by passing the value of"
+          + " getMessage() to its constructor parameter %s, so a retry would get the message decorated twice. Keep"
+          + " getMessage() un-overridden (build the message in the constructor and pass it to super), or add a"
+          + " public accessor %s() that returns the constructor's argument as given: idem then captures that."),
+  RESULT_PROPERTY_IGNORED(
+      "IDEM-054",
+      "%s returns %s, which would be stored but could not be read back: %s is dropped by %s, but %s needs it to"
+          + " create the result. Remove %s (if your API serves this type as JSON, serve a separate type there), or"
+          + " leave the property out of the type."),
 
   // Interfaces as users write them: IDEM-06x.
   GENERIC_INHERITING_INTERFACE(

@@ -161,6 +161,46 @@ class NegativeDiagnosticsTest {
             "replayOn = Declined.class", ".class)",
             List.of("replayOn lists com.example.fidelity.ReplayOnObjectArgument.Declined, whose stored constructor"
                 + " argument would not be recreated exactly: Declined.detail() is declared Object")),
+        new Case("negative/fidelity/ResultCollection.java", Message.RESULT_COLLECTION_KIND_LOST,
+            "Collection<String> tag(", "tag",
+            List.of("tag returns java.util.Collection<java.lang.String>, which would be stored but not replayed"
+                + " exactly: result is declared java.util.Collection<java.lang.String>",
+                "a retry gets an ArrayList whatever the method returned (a Set comes back as a List)",
+                "Declare List, Set or another concrete collection interface")),
+        new Case("negative/fidelity/ResultIterableComponent.java", Message.RESULT_COLLECTION_KIND_LOST,
+            "Catalog catalog(", "catalog",
+            List.of("result.labels[].aliases is declared java.lang.Iterable<java.lang.String>",
+                "Declare List, Set or another concrete collection interface")),
+        new Case("negative/fidelity/ResultSortedSet.java", Message.RESULT_COMPARATOR_LOST,
+            "SortedSet<String> topDown(", "topDown",
+            List.of("result is declared java.util.SortedSet<java.lang.String>, a sorted set: its comparator cannot"
+                + " be stored, so a retry gets it in natural order",
+                "Return a List, LinkedHashSet or LinkedHashMap, whose order replays exactly.")),
+        new Case("negative/fidelity/ResultSortedMapComponent.java", Message.RESULT_COMPARATOR_LOST,
+            "Scores scores(", "scores",
+            List.of("result.byPlayer is declared java.util.concurrent.ConcurrentSkipListMap<java.lang.String,"
+                + "java.lang.Integer>, a sorted map", "Return a List, LinkedHashSet or LinkedHashMap")),
+        new Case("negative/fidelity/ReplayOnMessageOverridden.java", Message.REPLAY_ON_MESSAGE_OVERRIDDEN,
+            "replayOn = CardDeclinedException.class", ".class)",
+            List.of("replayOn lists com.example.fidelity.ReplayOnMessageOverridden.CardDeclinedException, whose"
+                + " getMessage() is overridden by com.example.fidelity.ReplayOnMessageOverridden.CardDeclinedException,"
+                + " but idem recreates it by passing the value of getMessage() to its constructor parameter message",
+                "Keep getMessage() un-overridden", "or add a public accessor message() that returns the"
+                + " constructor's argument as given")),
+        new Case("negative/fidelity/ReplayOnMessageOverriddenInSuperclass.java",
+            Message.REPLAY_ON_MESSAGE_OVERRIDDEN, "replayOn = CardDeclinedException.class", ".class)",
+            List.of("whose getMessage() is overridden by"
+                + " com.example.fidelity.ReplayOnMessageOverriddenInSuperclass.PaymentException")),
+        new Case("negative/fidelity/ResultJsonIgnoreComponent.java", Message.RESULT_PROPERTY_IGNORED,
+            "User register(", "register",
+            List.of("register returns com.example.fidelity.ResultJsonIgnoreComponent.User, which would be stored but"
+                + " could not be read back: result.passwordHash is dropped by @JsonIgnore on User.passwordHash, but"
+                + " the canonical constructor of record User needs it", "Remove @JsonIgnore",
+                "or leave the property out of the type")),
+        new Case("negative/fidelity/ResultJsonIgnoreProperties.java", Message.RESULT_PROPERTY_IGNORED,
+            "Ticket open(", "open",
+            List.of("result.internalNote is dropped by @JsonIgnoreProperties on Ticket, but the constructor"
+                + " Ticket(id, internalNote) needs it", "Remove \"internalNote\" from @JsonIgnoreProperties")),
         new Case("negative/fidelity/PayloadHiddenField.java", Message.PAYLOAD_NOT_FINGERPRINTED,
             "String charge(@IdempotencyKey String requestId, Charge charge)", "charge",
             List.of("Parameter charge of charge is fingerprinted to tell a retry from a reused key, but"

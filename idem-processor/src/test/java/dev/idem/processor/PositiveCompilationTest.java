@@ -74,6 +74,17 @@ class PositiveCompilationTest {
     assertThat(payments).contains("() -> delegate.capture(paymentId, amountCents);");
   }
 
+  /** The replayable types that IDEM-051 to IDEM-054 point to, and payloads of the types they reject in results. */
+  @Test
+  void theFixesOfTheFidelityDiagnosticsCompile() {
+    Compilation compilation = Compilations.compile(resource("positive/fidelity/ExactReplays.java"));
+
+    assertThat(compilation).succeededWithoutWarnings();
+    // The exception is captured through message(), which returns the constructor's argument undecorated.
+    assertThat(compilation).generatedSourceFile("com.example.fidelity.ExactReplays_Idempotent")
+        .contentsAsUtf8String().contains("e -> new Object[] {e.message(), e.declineCode()}");
+  }
+
   @Test
   void localsForNestedPathsDoNotCollideWithParameters() {
     Compilation compilation = Compilations.compile(resource("positive/LocalNames.java"));
