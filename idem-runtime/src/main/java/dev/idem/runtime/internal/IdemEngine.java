@@ -316,6 +316,8 @@ public final class IdemEngine {
   /**
    * Fails fast when a second, different command uses a scope on this runtime: their keys would share a namespace.
    * One map lookup and an identity comparison on the hot path; the full comparison only for a second spec instance.
+   * A command seen for the first time is also refused if its results could never be replayed
+   * ({@link ResultCodec#checkReplayable}).
    */
   private void checkScope(CommandSpec<?> spec) {
     CommandSpec<?> first = commandsByScope.get(spec.scope());
@@ -323,6 +325,8 @@ public final class IdemEngine {
       return;
     }
     if (first == null) {
+      // Once per command, before it is registered (a refused one is checked again on its next call).
+      results.checkReplayable(spec);
       first = commandsByScope.putIfAbsent(spec.scope(), spec);
       if (first == null) {
         return;

@@ -5,17 +5,33 @@ import dev.idem.runtime.IdempotencyException;
 import dev.idem.runtime.IdempotencyResultShapeException;
 import dev.idem.runtime.IdempotencyResultTooLargeException;
 import com.fasterxml.jackson.annotation.JsonCreator;
+import com.fasterxml.jackson.annotation.JsonFormat;
+import com.fasterxml.jackson.annotation.JsonInclude;
 import com.fasterxml.jackson.annotation.JsonTypeInfo;
 import com.fasterxml.jackson.core.JsonProcessingException;
+import com.fasterxml.jackson.core.SerializableString;
 import com.fasterxml.jackson.core.StreamReadConstraints;
+import com.fasterxml.jackson.core.io.CharacterEscapes;
+import com.fasterxml.jackson.core.io.SerializedString;
 import com.fasterxml.jackson.databind.AnnotationIntrospector;
+import com.fasterxml.jackson.databind.DeserializationContext;
 import com.fasterxml.jackson.databind.DeserializationFeature;
+import com.fasterxml.jackson.databind.JsonDeserializer;
+import com.fasterxml.jackson.databind.JsonMappingException;
+import com.fasterxml.jackson.databind.JsonSerializer;
 import com.fasterxml.jackson.databind.JavaType;
 import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.ObjectMapper;
 import com.fasterxml.jackson.databind.ObjectReader;
 import com.fasterxml.jackson.databind.ObjectWriter;
 import com.fasterxml.jackson.databind.SerializationFeature;
+import com.fasterxml.jackson.databind.SerializerProvider;
+import com.fasterxml.jackson.databind.deser.BeanDeserializerBase;
+import com.fasterxml.jackson.databind.deser.DefaultDeserializationContext;
+import com.fasterxml.jackson.databind.deser.SettableBeanProperty;
+import com.fasterxml.jackson.databind.ser.PropertyWriter;
+import com.fasterxml.jackson.databind.ser.impl.UnwrappingBeanSerializer;
+import com.fasterxml.jackson.databind.ser.std.BeanSerializerBase;
 import com.fasterxml.jackson.databind.cfg.MapperConfig;
 import com.fasterxml.jackson.databind.introspect.Annotated;
 import com.fasterxml.jackson.databind.introspect.AnnotatedMember;
@@ -28,8 +44,20 @@ import com.fasterxml.jackson.datatype.jsr310.JavaTimeModule;
 import java.lang.reflect.Modifier;
 import java.lang.reflect.ParameterizedType;
 import java.lang.reflect.Type;
+import java.time.OffsetDateTime;
+import java.time.ZonedDateTime;
+import java.util.ArrayDeque;
+import java.util.Deque;
+import java.util.HashSet;
+import java.util.Iterator;
 import java.util.Map;
+import java.util.Optional;
+import java.util.OptionalDouble;
+import java.util.OptionalInt;
+import java.util.OptionalLong;
+import java.util.Set;
 import java.util.concurrent.ConcurrentHashMap;
+import java.util.concurrent.atomic.AtomicReference;
 
 /**
  * Stores results as JSON and replays them with their full generic type, exactly or not at all: a stored property
@@ -38,13 +66,22 @@ import java.util.concurrent.ConcurrentHashMap;
  * fingerprint. Sealed types named by the result type ({@link ResultType#withSubtypes}) are stored with an
  * {@code "@type"} property and replayed as exactly the listed class. Readers and writers are built once per result
  * type and cached, so the hot path does not resolve types again.
+ *
+ * <p>What is stored is what was returned: every property, whatever inclusion the base mapper or the types ask for;
+ * dates with their offset and zone id; UTF-16 surrogates escaped, so that the text is valid UTF-8 on every database.
+ * A result type with a constructor property that is not written is refused before its first call runs
+ * ({@link #checkReplayable}). The payload fingerprint has a mapper of its own ({@link Fingerprinter}), untouched.
  */
 final class ResultCodec {
 
   /** The default of {@link dev.idem.runtime.IdemRuntime.Builder#maxResultSize(int)}: 1 MiB of JSON characters. */
   static final int DEFAULT_MAX_RESULT_SIZE = 1 << 20;
 
-  private record TypedCodec(ObjectReader reader, ObjectWriter writer) {}
+  /**
+   * The reader and writer of one result type, and why its results could not be replayed ({@code null}: they can),
+   * found once when the codec is built.
+   */
+  private record TypedCodec(ObjectReader reader, ObjectWriter writer, String unreplayable) {}
 
   private final ObjectMapper mapper;
   private final int maxResultSize;
@@ -71,6 +108,32 @@ final class ResultCodec {
     if (base == null) {
       copy.disable(SerializationFeature.WRITE_DATES_AS_TIMESTAMPS);
     }
+    // Dates replay as they were returned: an OffsetDateTime keeps its offset and a ZonedDateTime its zone id, never
+    // converted to UTC. Records stored before the zone id was written ("...+02:00") still read, with their offset.
+    copy.disable(DeserializationFeature.ADJUST_DATES_TO_CONTEXT_TIME_ZONE);
+    copy.enable(SerializationFeature.WRITE_DATES_WITH_ZONE_ID);
+    // As text even where the base mapper writes dates as timestamps (a plain ObjectMapper's default), which would
+    // keep the instant only; stored timestamps still read (in UTC: all they hold).
+    for (Class<?> zoned : new Class<?>[] {OffsetDateTime.class, ZonedDateTime.class}) {
+      copy.configOverride(zoned).setFormat(JsonFormat.Value.forShape(JsonFormat.Shape.STRING));
+    }
+    // Every property is written, null, empty or default, whatever the inclusion the base mapper or the types ask
+    // for (setSerializationInclusion, @JsonInclude on a class or a property, config overrides): the codec refuses
+    // a missing creator property on replay, so a result that omitted one could never be replayed.
+    copy.setDefaultPropertyInclusion(WritesEveryProperty.ALWAYS);
+    // Values that are no property (a Map or Optional as the result or an element) take their inclusion from the
+    // defaults of the type Jackson serializes them as, which a config override of the base mapper could narrow.
+    for (Class<?> container : new Class<?>[] {Map.class, Optional.class, OptionalInt.class, OptionalLong.class,
+        OptionalDouble.class, AtomicReference.class}) {
+      copy.configOverride(container).setInclude(WritesEveryProperty.ALWAYS);
+    }
+    copy.setAnnotationIntrospectors(AnnotationIntrospector.pair(new WritesEveryProperty(),
+            copy.getSerializationConfig().getAnnotationIntrospector()),
+        copy.getDeserializationConfig().getAnnotationIntrospector());
+    // UTF-16 surrogates are written as JSON escapes (backslash, u, four hex digits), so that the stored text is
+    // valid UTF-8 even for a lone surrogate (a string cut in the middle of an emoji), which PostgreSQL would
+    // otherwise store as '?'. Escaped or not, the JSON reads back as the same string.
+    copy.getFactory().setCharacterEscapes(new SurrogateEscapes(copy.getFactory().getCharacterEscapes()));
     // What may be stored must be readable: Jackson's own limits (20,000,000 characters per string, 1000 digits per
     // number) are raised to the result size limit when that is larger.
     StreamReadConstraints limits = copy.getFactory().streamReadConstraints();
@@ -85,9 +148,13 @@ final class ResultCodec {
   /** The result as JSON: {@code null} for a null result, never SQL NULL, so that a missing result is detectable. */
   String write(CommandSpec<?> spec, String key, Object result) {
     checkReturnedClass(spec, key, result);
+    TypedCodec codec = codec(spec.resultType());
+    if (codec.unreplayable() != null) {
+      throw unreplayable(spec, codec.unreplayable(), "the command's transaction was rolled back");
+    }
     String json;
     try {
-      json = codec(spec.resultType()).writer().writeValueAsString(result);
+      json = codec.writer().writeValueAsString(result);
     } catch (JsonProcessingException e) {
       throw new IdempotencyException("Cannot store the result of " + spec.scope() + " key '" + key + "' as JSON ("
           + e.getOriginalMessage() + "); the command's transaction was rolled back", e);
@@ -119,6 +186,30 @@ final class ResultCodec {
         + " rebuilt from it, not the " + result.getClass().getSimpleName() + ", so idem stores nothing. Declare the"
         + " class the method returns, make " + declared.getSimpleName() + " final, or make it sealed (each"
         + " permitted class is then stored by name)");
+  }
+
+  /**
+   * Refuses, before anything runs or commits, a command whose results could be stored but never replayed: a
+   * constructor property of its result type (or of a type nested in it) that Jackson does not write, such as a
+   * {@code @JsonIgnore} record component. Checked once per result type (the codec's cache); {@link #write} checks
+   * again, so that no path stores such a result.
+   *
+   * @throws IdempotencyException if the result type cannot round-trip
+   */
+  void checkReplayable(CommandSpec<?> spec) {
+    if (spec.resultType().isVoid()) {
+      return;
+    }
+    String unreplayable = codec(spec.resultType()).unreplayable();
+    if (unreplayable != null) {
+      throw unreplayable(spec, unreplayable, "nothing ran and nothing was stored");
+    }
+  }
+
+  private static IdempotencyException unreplayable(CommandSpec<?> spec, String why, String consequence) {
+    return new IdempotencyException("The results of " + spec.scope() + " (" + spec.resultType().type().getTypeName()
+        + ") cannot be replayed: " + why + "; " + consequence + ". Make the property written"
+        + " (remove @JsonIgnore, make its getter visible), or the constructor parameter named as it");
   }
 
   private String checkSize(CommandSpec<?> spec, String key, String json) {
@@ -248,7 +339,8 @@ final class ResultCodec {
       codec = codecs.computeIfAbsent(resultType, t -> {
         ObjectMapper typed = t.hasHints() ? withHints(t) : mapper;
         JavaType javaType = typed.getTypeFactory().constructType(t.type());
-        return new TypedCodec(typed.readerFor(javaType), typed.writerFor(javaType));
+        return new TypedCodec(typed.readerFor(javaType), typed.writerFor(javaType),
+            unwrittenCreatorProperty(typed, javaType, t));
       });
     }
     return codec;
@@ -271,6 +363,120 @@ final class ResultCodec {
           new Creators(resultType.creators()), typed.getSerializationConfig().getAnnotationIntrospector()));
     }
     return typed;
+  }
+
+  /**
+   * A constructor (creator) property that the result type, or a type reachable from it through written properties,
+   * container elements or listed sealed subtypes, reads but does not write: {@code null} if there is none. Such a
+   * result is stored without the property and its replay fails on it ({@code FAIL_ON_MISSING_CREATOR_PROPERTIES}).
+   * Looks at the serializers and deserializers Jackson builds, not at values; a type it cannot judge passes.
+   */
+  private static String unwrittenCreatorProperty(ObjectMapper typed, JavaType root, ResultType<?> resultType) {
+    try {
+      SerializerProvider serializers = typed.getSerializerProviderInstance();
+      DeserializationContext deserializers = ((DefaultDeserializationContext) typed.getDeserializationContext())
+          .createInstance(typed.getDeserializationConfig(), null, typed.getInjectableValues());
+      Deque<JavaType> pending = new ArrayDeque<>();
+      Set<JavaType> seen = new HashSet<>();
+      pending.add(root);
+      for (Map<String, Class<?>> subtypes : resultType.subtypes().values()) {
+        for (Class<?> subtype : subtypes.values()) {
+          pending.add(typed.getTypeFactory().constructType(subtype));
+        }
+      }
+      while (!pending.isEmpty()) {
+        JavaType type = pending.poll();
+        if (!seen.add(type)) {
+          continue;
+        }
+        if (type.isContainerType() || type.isReferenceType()) {
+          if (type.getKeyType() != null) {
+            pending.add(type.getKeyType());
+          }
+          if (type.getContentType() != null) {
+            pending.add(type.getContentType());
+          }
+          continue;
+        }
+        if (type.isPrimitive() || type.isEnumType() || type.isAbstract() || type.isJavaLangObject()
+            || type.getRawClass().getName().startsWith("java.")) {
+          continue;
+        }
+        JsonSerializer<Object> serializer = serializers.findValueSerializer(type);
+        if (!(serializer instanceof BeanSerializerBase bean) || serializer instanceof UnwrappingBeanSerializer) {
+          continue;
+        }
+        Set<String> written = new HashSet<>();
+        for (Iterator<PropertyWriter> properties = bean.properties(); properties.hasNext(); ) {
+          PropertyWriter property = properties.next();
+          written.add(property.getName());
+          pending.add(property.getType());
+        }
+        JsonDeserializer<Object> deserializer = deserializers.findContextualValueDeserializer(type, null);
+        if (deserializer instanceof BeanDeserializerBase beanReader
+            && beanReader.getValueInstantiator().canCreateFromObjectWith()) {
+          SettableBeanProperty[] creatorProperties =
+              beanReader.getValueInstantiator().getFromObjectArguments(deserializers.getConfig());
+          for (SettableBeanProperty property : creatorProperties == null ? new SettableBeanProperty[0]
+              : creatorProperties) {
+            if (property != null && property.getInjectableValueId() == null && !written.contains(property.getName())) {
+              return "its constructor takes the property '" + property.getName() + "' of "
+                  + type.getRawClass().getName() + ", which is not written to the stored JSON (a @JsonIgnore"
+                  + " property, one without a visible getter, or a parameter named unlike any property), so a"
+                  + " stored result could never be read back";
+            }
+          }
+        }
+      }
+      return null;
+    } catch (JsonMappingException | RuntimeException cannotJudge) {
+      return null; // writing or reading reports what is wrong, as before
+    }
+  }
+
+  /**
+   * Writes every property, whatever {@code @JsonInclude} says on a class or property: the primary of a pair whose
+   * secondary is the mapper's own introspector, which it overrides for inclusion only.
+   */
+  private static final class WritesEveryProperty extends NopAnnotationIntrospector {
+    private static final long serialVersionUID = 1L;
+    static final JsonInclude.Value ALWAYS =
+        JsonInclude.Value.construct(JsonInclude.Include.ALWAYS, JsonInclude.Include.ALWAYS);
+
+    @Override
+    public JsonInclude.Value findPropertyInclusion(Annotated annotated) {
+      return ALWAYS;
+    }
+  }
+
+  /**
+   * Escapes the UTF-16 surrogates U+D800 to U+DFFF as JSON escapes, leaving every other character to the mapper's
+   * own escapes (Jackson's standard ones if it has none).
+   */
+  private static final class SurrogateEscapes extends CharacterEscapes {
+    private static final long serialVersionUID = 1L;
+    private static final char[] HEX = "0123456789ABCDEF".toCharArray();
+    private final CharacterEscapes base;
+    private final int[] ascii;
+
+    SurrogateEscapes(CharacterEscapes base) {
+      this.base = base;
+      this.ascii = base == null ? standardAsciiEscapesForJSON() : base.getEscapeCodesForAscii();
+    }
+
+    @Override
+    public int[] getEscapeCodesForAscii() {
+      return ascii;
+    }
+
+    @Override
+    public SerializableString getEscapeSequence(int ch) {
+      if (ch >= Character.MIN_SURROGATE && ch <= Character.MAX_SURROGATE) {
+        return new SerializedString(new String(new char[] {'\\', 'u',
+            HEX[(ch >> 12) & 0xF], HEX[(ch >> 8) & 0xF], HEX[(ch >> 4) & 0xF], HEX[ch & 0xF]}));
+      }
+      return base == null ? null : base.getEscapeSequence(ch);
+    }
   }
 
   /** Mixed into a sealed type: its concrete class, by a name only {@link ResultType#withSubtypes} gives out. */

@@ -609,4 +609,134 @@ abstract class FidelityContractTest extends DatabaseContract {
     assertThrows(dev.idem.runtime.IdempotencyKeyReusedException.class,
         () -> idem.execute(DECIDE, new Object[] {"eq-1"}, new Object[] {other}, () -> List.of()));
   }
+
+  // ---- values replayed exactly: dates with their zone, omitted properties, lone surrogates
+
+  record Slot(java.time.OffsetDateTime start, java.time.ZonedDateTime local, java.time.ZonedDateTime fixed) {}
+
+  private static final CommandSpec<Slot> BOOK = CommandSpec.builder("Fidelity.book", ResultType.of(Slot.class))
+      .keyParts("id").build();
+
+  @Test
+  void datesReplayWithTheirOffsetAndZoneNotConvertedToUtc() {
+    Slot slot = new Slot(java.time.OffsetDateTime.parse("2030-01-02T10:00+02:00"),
+        java.time.ZonedDateTime.of(2030, 7, 1, 12, 0, 0, 0, java.time.ZoneId.of("Europe/Paris")),
+        java.time.ZonedDateTime.parse("2030-03-04T05:06:07.123456789-03:30"));
+    AtomicInteger calls = new AtomicInteger();
+    assertEquals(slot, idem.execute(BOOK, new Object[] {"date-1"}, new Object[0], () -> {
+      calls.incrementAndGet();
+      return slot;
+    }));
+    runtime.clearResultCache();
+    Slot replayed = idem.execute(BOOK, new Object[] {"date-1"}, new Object[0], () -> {
+      calls.incrementAndGet();
+      return null;
+    });
+    assertEquals(1, calls.get());
+    assertEquals(slot, replayed, "the same offsets and zone ids, not the same instants in UTC");
+    assertTrue(storedResult("date-1").contains("[Europe/Paris]"), storedResult("date-1"));
+    // A record stored before zone ids were written, with offsets only: it reads with those offsets.
+    database.execute("UPDATE idem_record SET result = '{\"start\":\"2030-01-02T10:00:00+02:00\","
+        + "\"local\":\"2030-07-01T12:00:00+02:00\",\"fixed\":\"2030-03-04T05:06:07.123456789-03:30\"}'"
+        + " WHERE idem_key = 'date-1'");
+    runtime.clearResultCache();
+    Slot old = idem.execute(BOOK, new Object[] {"date-1"}, new Object[0], () -> null);
+    assertEquals(slot.start(), old.start());
+    assertEquals(java.time.ZonedDateTime.parse("2030-07-01T12:00:00+02:00"), old.local());
+    assertEquals(slot.fixed(), old.fixed());
+    // A base mapper that writes dates as timestamps (a plain ObjectMapper's default) would keep the instants only.
+    IdemRuntime withMapper = IdemRuntime.builder().dataSource(counting).clock(clock).databaseTime(false)
+        .objectMapper(new com.fasterxml.jackson.databind.ObjectMapper()).build();
+    assertReplaysExactly(IdemEngine.of(withMapper), BOOK, "date-2", slot);
+    withMapper.close();
+  }
+
+  @com.fasterxml.jackson.annotation.JsonInclude(com.fasterxml.jackson.annotation.JsonInclude.Include.NON_NULL)
+  record Profile(String name, String nickname,
+      @com.fasterxml.jackson.annotation.JsonInclude(com.fasterxml.jackson.annotation.JsonInclude.Include.NON_EMPTY)
+      List<String> tags,
+      @com.fasterxml.jackson.annotation.JsonInclude(
+          content = com.fasterxml.jackson.annotation.JsonInclude.Include.NON_NULL)
+      java.util.Map<String, String> notes) {}
+
+  record Plain(String name, String nickname, java.util.Optional<String> alias, int count) {}
+
+  private static final CommandSpec<Profile> PROFILE = CommandSpec.builder("Fidelity.profile",
+      ResultType.of(Profile.class)).keyParts("id").build();
+  private static final CommandSpec<Plain> PLAIN = CommandSpec.builder("Fidelity.plain", ResultType.of(Plain.class))
+      .keyParts("id").build();
+  private static final CommandSpec<java.util.Map<String, String>> MAP = CommandSpec.builder("Fidelity.map",
+      new ResultType<java.util.Map<String, String>>() {}).keyParts("id").build();
+
+  private static <T> void assertReplaysExactly(IdemEngine engine, CommandSpec<T> spec, String key, T value) {
+    AtomicInteger calls = new AtomicInteger();
+    assertEquals(value, engine.execute(spec, new Object[] {key}, new Object[0], () -> {
+      calls.incrementAndGet();
+      return value;
+    }));
+    engine.clearResultCache();
+    assertEquals(value, engine.execute(spec, new Object[] {key}, new Object[0], () -> {
+      calls.incrementAndGet();
+      return null;
+    }));
+    assertEquals(1, calls.get(), spec.scope() + " ran again");
+  }
+
+  @Test
+  void nullEmptyAndDefaultPropertiesAreStoredWhateverTheInclusionSoTheyReplay() {
+    java.util.Map<String, String> notes = new java.util.HashMap<>();
+    notes.put("a", null);
+    assertReplaysExactly(idem, PROFILE, "incl-1", new Profile("ann", null, List.of(), notes));
+    assertTrue(storedResult("incl-1").contains("\"nickname\":null"), storedResult("incl-1"));
+    // A base mapper that leaves out nulls, empty and default values: idem's copy writes them anyway.
+    com.fasterxml.jackson.databind.ObjectMapper omitting = new com.fasterxml.jackson.databind.ObjectMapper()
+        .setSerializationInclusion(com.fasterxml.jackson.annotation.JsonInclude.Include.NON_DEFAULT);
+    omitting.configOverride(String.class).setIncludeAsProperty(com.fasterxml.jackson.annotation.JsonInclude.Value
+        .construct(com.fasterxml.jackson.annotation.JsonInclude.Include.NON_NULL, null));
+    omitting.configOverride(java.util.Map.class).setInclude(com.fasterxml.jackson.annotation.JsonInclude.Value
+        .construct(null, com.fasterxml.jackson.annotation.JsonInclude.Include.NON_NULL));
+    IdemRuntime withMapper = IdemRuntime.builder().dataSource(counting).clock(clock).databaseTime(false)
+        .objectMapper(omitting).build();
+    IdemEngine engine = IdemEngine.of(withMapper);
+    assertReplaysExactly(engine, PLAIN, "incl-2", new Plain("cy", null, java.util.Optional.empty(), 0));
+    assertReplaysExactly(engine, PROFILE, "incl-3", new Profile(null, null, List.of(), notes));
+    assertReplaysExactly(engine, MAP, "incl-4", notes);
+    withMapper.close();
+  }
+
+  record Login(String name, @com.fasterxml.jackson.annotation.JsonIgnore String passwordHash) {}
+
+  record Team(String name, List<Login> members) {}
+
+  @Test
+  void aResultTypeThatCannotRoundTripIsRefusedBeforeAnythingRunsOrCommits() {
+    CommandSpec<Login> register = CommandSpec.builder("Fidelity.register", ResultType.of(Login.class))
+        .keyParts("id").build();
+    CommandSpec<Team> team = CommandSpec.builder("Fidelity.team", ResultType.of(Team.class))
+        .keyParts("id").build();
+    AtomicInteger calls = new AtomicInteger();
+    for (CommandSpec<?> spec : List.of(register, team, register)) {
+      dev.idem.runtime.IdempotencyException e = assertThrows(dev.idem.runtime.IdempotencyException.class,
+          () -> idem.execute(spec, new Object[] {"ignored-1"}, new Object[0], () -> {
+            calls.incrementAndGet();
+            insertPayment("ignored-" + calls.get());
+            return null;
+          }));
+      assertTrue(e.getMessage().contains(Login.class.getName()) && e.getMessage().contains("'passwordHash'")
+          && e.getMessage().contains(spec.scope()), e.getMessage());
+    }
+    assertEquals(0, calls.get());
+    assertEquals(0, records());
+    assertEquals(0, payments());
+  }
+
+  @Test
+  void aLoneSurrogateIsStoredAsValidUtf8AndReplaysExactly() {
+    String cut = "Party \uD83C"; // "Party \uD83C\uDF89 tonight" cut after 7 characters
+    assertReplaysExactly(idem, TEXT, "surrogate-1", cut);
+    assertReplaysExactly(idem, TEXT, "surrogate-2", "\uDF89 end, \uD83C\uDF89 whole, \uDBFF\uDFFF last, x\uDC00");
+    assertReplaysExactly(idem, PAY, "surrogate-3", new Receipt("p-\uD800", 1));
+    String stored = storedResult("surrogate-1");
+    assertEquals("\"Party \\uD83C\"", stored, "escaped: valid UTF-8 on every database");
+  }
 }

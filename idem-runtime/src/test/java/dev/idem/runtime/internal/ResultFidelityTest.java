@@ -203,9 +203,13 @@ class ResultFidelityTest {
   @Test
   void aCreatorNamedByTheProcessorReadsAClassWhoseParameterNamesDiffer() {
     CommandSpec<Price> plain = spec(ResultType.of(Price.class));
-    String json = codec.write(plain, "k-1", new Price(new BigDecimal("9.90"), "EUR"));
-    assertEquals("{\"value\":9.90,\"currency\":\"EUR\"}", json);
-    // Without the creator, the names v and c are not properties: refused, not defaulted.
+    // Without the creator, the names v and c are not properties: refused before storing, and on replay, never
+    // defaulted.
+    dev.idem.runtime.IdempotencyException notStored = assertThrows(dev.idem.runtime.IdempotencyException.class,
+        () -> codec.write(plain, "k-1", new Price(new BigDecimal("9.90"), "EUR")));
+    assertTrue(notStored.getMessage().contains("'v'") && notStored.getMessage().contains(Price.class.getName()),
+        notStored.getMessage());
+    String json = "{\"value\":9.90,\"currency\":\"EUR\"}";
     assertThrows(IdempotencyResultShapeException.class,
         () -> codec.replay(plain, "k-1", new CompletedRecord("fp", json, null, plain.resultShape(), 0, 0)));
     CommandSpec<Price> named = spec(ResultType.of(Price.class)
