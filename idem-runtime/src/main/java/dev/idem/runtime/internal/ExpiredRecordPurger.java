@@ -4,7 +4,9 @@ import dev.idem.runtime.IdemRuntime;
 import dev.idem.runtime.IdempotencyStoreException;
 import java.sql.Connection;
 import java.sql.PreparedStatement;
+import java.sql.ResultSet;
 import java.sql.SQLException;
+import java.sql.Statement;
 import javax.sql.DataSource;
 
 /**
@@ -46,22 +48,85 @@ final class ExpiredRecordPurger {
         connection.setAutoCommit(true);
       }
       long now = clock.millis(connection);
-      try (PreparedStatement purge = connection.prepareStatement(purgeSql)) {
-        int deleted;
-        do {
-          purge.setLong(1, now);
-          purge.setInt(2, batchSize);
-          deleted = purgeBatch(purge);
-          total += deleted;
-        } while (deleted >= batchSize);
+      String selectSql = dialect.purgeSelectSql(tableName, connection.getMetaData());
+      try {
+        if (selectSql != null) {
+          total = purgeBySkipLockedSelect(connection, selectSql, now, batchSize);
+        } else {
+          try (PreparedStatement purge = connection.prepareStatement(purgeSql)) {
+            int deleted;
+            do {
+              purge.setLong(1, now);
+              purge.setInt(2, batchSize);
+              deleted = purgeBatch(purge);
+              total += deleted;
+            } while (deleted >= batchSize);
+          }
+        }
       } finally {
-        if (!autoCommit) {
-          connection.setAutoCommit(false);
+        if (connection.getAutoCommit() != autoCommit) {
+          connection.setAutoCommit(autoCommit);
         }
       }
     } catch (SQLException e) {
       throw new IdempotencyStoreException("Purging expired records from " + tableName + " failed after "
           + total + " deletions", e);
+    }
+    return total;
+  }
+
+  /**
+   * The batches as {@link SqlDialect#purgeSelectSql} asks: each a transaction at READ COMMITTED that locks up to
+   * {@code batchSize} expired rows nobody else holds, deletes them by key and commits. A row in flight is skipped
+   * rather than waited for; the batches stop when one picks fewer rows than asked (the next purge gets the rest).
+   */
+  private long purgeBySkipLockedSelect(Connection connection, String selectSql, long now, int batchSize)
+      throws SQLException {
+    int isolation = connection.getTransactionIsolation();
+    connection.setAutoCommit(false);
+    connection.setTransactionIsolation(Connection.TRANSACTION_READ_COMMITTED);
+    long total = 0;
+    try (PreparedStatement select = connection.prepareStatement(selectSql);
+        PreparedStatement delete = connection.prepareStatement(dialect.purgeKeySql(tableName))) {
+      int picked;
+      do {
+        picked = 0;
+        for (int attemptNumber = 1; ; attemptNumber++) {
+          try {
+            picked = 0;
+            select.setLong(1, now);
+            select.setInt(2, batchSize);
+            try (ResultSet rows = select.executeQuery()) {
+              while (rows.next()) {
+                delete.setString(1, rows.getString(1));
+                delete.setString(2, rows.getString(2));
+                delete.setLong(3, now);
+                delete.addBatch();
+                picked++;
+              }
+            }
+            int deleted = 0;
+            if (picked > 0) {
+              for (int count : delete.executeBatch()) {
+                deleted += count == Statement.SUCCESS_NO_INFO ? 1 : Math.max(count, 0);
+              }
+            }
+            connection.commit();
+            total += deleted;
+            break;
+          } catch (SQLException e) {
+            delete.clearBatch();
+            Quietly.rollback(connection);
+            if (attemptNumber >= Retries.MAX_ATTEMPTS || !dialect.isTransient(e)) {
+              throw e;
+            }
+            Retries.pauseBeforeRetry(attemptNumber);
+          }
+        }
+      } while (picked >= batchSize);
+    } finally {
+      Quietly.rollback(connection); // nothing is open after a commit; after a failure, nothing stays locked
+      connection.setTransactionIsolation(isolation);
     }
     return total;
   }

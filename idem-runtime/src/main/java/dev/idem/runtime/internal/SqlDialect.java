@@ -5,6 +5,8 @@ import dev.idem.runtime.Dialect;
 import java.sql.DatabaseMetaData;
 import java.sql.PreparedStatement;
 import java.sql.SQLException;
+import java.util.regex.Matcher;
+import java.util.regex.Pattern;
 
 /**
  * Every SQL text idem's runtime runs against {@code idem_record} (and the transition log), per database, and
@@ -397,6 +399,21 @@ abstract class SqlDialect {
   abstract String purgeSql(String table);
 
   /**
+   * Where a purge batch must pick its rows with a locking read that skips rows other transactions hold, and then
+   * delete those by key (in one transaction): that read, whose columns are scope and key, parameters as
+   * {@link #purgeSql} (the deletes: {@link #purgeKeySql}); null where {@link #purgeSql} alone does not wait for
+   * in-flight rows. {@code server} is the metadata of a connection to the server; nothing is sent to it.
+   */
+  String purgeSelectSql(String table, DatabaseMetaData server) throws SQLException {
+    return null;
+  }
+
+  /** SQL deleting one record picked by {@link #purgeSelectSql}; parameters: scope, key, now. */
+  final String purgeKeySql(String table) {
+    return "DELETE FROM " + table + BY_KEY + " AND expires_at <= ?";
+  }
+
+  /**
    * SQL writing one transition log row; parameters: transition_name, entity, entity_id, from_state, to_state,
    * applied_at.
    */
@@ -691,6 +708,36 @@ abstract class SqlDialect {
       // Concurrent purges (one per node) walk the expiry index in the same order, so that one waits for the other's
       // batch rather than deadlocking; a deadlock or lock timeout all the same is retried (purgeBatch).
       return "DELETE FROM " + table + " WHERE expires_at <= ? ORDER BY expires_at LIMIT ?";
+    }
+
+    /**
+     * A ranged DELETE locks every index record it scans, the first one past the expired range included, and under
+     * REPEATABLE READ the gaps too: where that first record belongs to a call in flight (its claim or an
+     * {@code extendLease} holds the row), the purge waits for that call while holding the rows it deleted already,
+     * so that retries of those keys, and with a small pool every caller, stall behind it (seen: 10 s). Where the
+     * server has SKIP LOCKED (MariaDB 10.6, MySQL 8.0), the batch is picked by a locking read that skips rows
+     * others hold, run at READ COMMITTED (no gap locks), then deleted by key in the same transaction.
+     */
+    @Override
+    String purgeSelectSql(String table, DatabaseMetaData server) throws SQLException {
+      if (!hasSkipLocked(server)) {
+        return null;
+      }
+      return "SELECT scope, idem_key FROM " + table + " WHERE expires_at <= ? ORDER BY expires_at LIMIT ?"
+          + " FOR UPDATE SKIP LOCKED";
+    }
+
+    private static final Pattern MARIADB_VERSION = Pattern.compile("(\\d+)\\.(\\d+)\\.\\d+-MariaDB");
+
+    static boolean hasSkipLocked(DatabaseMetaData server) throws SQLException {
+      String version = server.getDatabaseProductVersion();
+      Matcher mariaDb = MARIADB_VERSION.matcher(version == null ? "" : version);
+      if (mariaDb.find()) {
+        int major = Integer.parseInt(mariaDb.group(1));
+        int minor = Integer.parseInt(mariaDb.group(2));
+        return major > 10 || (major == 10 && minor >= 6);
+      }
+      return server.getDatabaseMajorVersion() >= 8; // MySQL
     }
 
     @Override

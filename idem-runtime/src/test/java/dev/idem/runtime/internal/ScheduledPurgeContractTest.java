@@ -108,6 +108,49 @@ abstract class ScheduledPurgeContractTest extends DatabaseContract {
         .listener(RecordingListener.withScope(IdempotencyListener.class, events));
   }
 
+  /** Holds the row of {@code key} locked in an open transaction, as a call in flight (claim, extendLease) does. */
+  private Connection lockRow(String key) throws SQLException {
+    Connection holder = database.dataSource().getConnection();
+    holder.setAutoCommit(false);
+    try (PreparedStatement lock = holder.prepareStatement(
+        "UPDATE idem_record SET state = state WHERE scope = 'S.s' AND idem_key = ?")) {
+      lock.setString(1, key);
+      assertEquals(1, lock.executeUpdate());
+    }
+    return holder;
+  }
+
+  @Test
+  void aPurgeNeitherWaitsForNorHoldsUpACallInFlight() throws Exception {
+    fill(3); // k-0..k-2 expired; k-3 is the first live record in the expiry index
+    IdemRuntime runtime = builder(database.dataSource()).build();
+    // A call in flight holds the first record past the expired range: a ranged DELETE on MariaDB locked it too
+    // and waited for that call (50 s, holding the rows it had deleted).
+    try (Connection inFlight = lockRow("k-3")) {
+      long started = System.nanoTime();
+      assertEquals(3, runtime.purgeExpired(100));
+      long tookMillis = TimeUnit.NANOSECONDS.toMillis(System.nanoTime() - started);
+      assertTrue(tookMillis < 3_000, "the purge waited for the call in flight: " + tookMillis + " ms");
+      inFlight.rollback();
+    }
+    assertEquals(LIVE, records());
+    if (database() != dev.idem.testing.TestDatabase.H2) {
+      // An expired record that a call holds (taking it over) is skipped, not waited for; the next purge takes it.
+      long expired = NOW.toEpochMilli() - 10;
+      database.execute("INSERT INTO idem_record (scope, idem_key, state, fingerprint, created_at, expires_at) VALUES"
+          + " ('S.s', 'e-0', 'COMPLETED', 'f', 0, " + expired + "), ('S.s', 'e-1', 'COMPLETED', 'f', 0, " + expired
+          + "), ('S.s', 'e-2', 'COMPLETED', 'f', 0, " + expired + ")");
+      try (Connection inFlight = lockRow("e-0")) {
+        long started = System.nanoTime();
+        assertEquals(2, runtime.purgeExpired(100));
+        assertTrue(TimeUnit.NANOSECONDS.toMillis(System.nanoTime() - started) < 3_000);
+        inFlight.rollback();
+      }
+      assertEquals(1, runtime.purgeExpired(100));
+    }
+    runtime.close();
+  }
+
   @Test
   void theScheduledPurgeDeletesExpiredRecordsUntilClosed() throws Exception {
     fill(300);
