@@ -315,8 +315,12 @@ public final class IdemRuntime implements AutoCloseable {
      * measures the offset between its {@link #clock(Clock) clock} and the database's (one query, on a connection it
      * holds anyway, on first use and every 30 s) and adds it to its clock, so that runtimes whose clocks are minutes
      * apart still agree: a caller ahead never takes over a live lease, a purger ahead never deletes a record inside
-     * its retention. Between measurements, time advances with the runtime's clock. With false, the runtime's clock is
-     * taken as is (tests that set a fixed clock and assert stored times).
+     * its retention. Between measurements, time advances by {@link System#nanoTime()} from the database's time at
+     * the last measurement when the clock is the system clock (the default; {@code Clock.systemUTC()} or
+     * {@code systemDefaultZone()}), so a step of the host's clock (NTP, a VM resumed) moves nothing until the next
+     * measurement re-anchors on the database (and logs a warning); with any other clock, time advances with that
+     * clock (a test clock moved forward moves it). With false, the runtime's clock is taken as is (tests that set a
+     * fixed clock and assert stored times).
      *
      * @param followDatabase whether to follow the database's clock
      * @return this builder
@@ -467,7 +471,8 @@ public final class IdemRuntime implements AutoCloseable {
 
     /**
      * The clock for creation and expiry times; default the UTC system clock. Unless {@link #databaseTime(boolean)}
-     * is false, the offset measured between it and the database's clock is added to it.
+     * is false, the offset measured between it and the database's clock is added to it (and with the system clock,
+     * time between measurements is monotonic: see {@link #databaseTime(boolean)}).
      *
      * @param clock the clock
      * @return this builder

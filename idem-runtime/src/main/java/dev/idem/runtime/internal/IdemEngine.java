@@ -69,12 +69,18 @@ public final class IdemEngine {
    * @param settings the runtime's settings
    */
   public IdemEngine(Settings settings) {
+    this(settings, new DatabaseClock(settings.clock(), SqlDialect.of(settings.dialect()),
+        settings.followDatabaseClock()));
+  }
+
+  /** An engine on a given time (tests: a monotonic one over a clock that steps, see {@link DatabaseClock}). */
+  IdemEngine(Settings settings, DatabaseClock clock) {
     DataSource dataSource = settings.dataSource();
     this.dialect = SqlDialect.of(settings.dialect());
     this.tableName = settings.tableName();
     this.keys = new KeyComposer(settings.maxKeyLength(), settings.allowedKeyPunctuation());
     this.results = new ResultCodec(settings.objectMapper(), settings.maxResultSize());
-    this.clock = new DatabaseClock(settings.clock(), dialect, settings.followDatabaseClock());
+    this.clock = clock;
     this.listener = new SafeListener(settings.listener());
     this.cache = new CompletedRecordCache(settings.resultCacheSize());
     this.transactions = new TransactionManager(dataSource, settings.transactionBinding(),

@@ -10,16 +10,22 @@ import dev.idem.runtime.Dialect;
 import dev.idem.runtime.IdemRuntime;
 import dev.idem.runtime.IdempotencyLeaseLostException;
 import dev.idem.runtime.IdempotencyInProgressException;
+import dev.idem.runtime.IdempotencyListener;
 import dev.idem.runtime.IdempotencyRecord;
+import dev.idem.runtime.TransitionListener;
 import dev.idem.testing.DatabaseContract;
 import java.sql.Connection;
 import java.sql.SQLException;
 import java.time.Clock;
 import java.time.Duration;
+import java.time.Instant;
+import java.time.ZoneId;
+import java.time.ZoneOffset;
 import java.util.concurrent.ExecutorService;
 import java.util.concurrent.Executors;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicInteger;
+import java.util.concurrent.atomic.AtomicLong;
 import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
@@ -28,7 +34,8 @@ import org.junit.jupiter.api.Timeout;
 /**
  * Runtimes whose clocks are minutes apart on one database (issue #10, item 2): leases, takeovers, expiry and purges
  * follow the database's clock, so a caller ahead never takes over a live lease, an owner behind keeps its lease, and
- * a purger ahead deletes nothing inside retention.
+ * a purger ahead deletes nothing inside retention; and a runtime on the system clock whose wall clock steps right
+ * after a measurement (NTP step, VM resume) goes on by its monotonic time until the next one.
  */
 @Timeout(60)
 abstract class ClockSkewContractTest extends DatabaseContract {
@@ -64,12 +71,21 @@ abstract class ClockSkewContractTest extends DatabaseContract {
   }
 
   private static String call(IdemRuntime runtime, CommandSpec<String> spec, String id, CommandBody<String> body) {
-    return IdemEngine.of(runtime).execute(spec, new Object[] {id}, new Object[0], body);
+    return call(IdemEngine.of(runtime), spec, id, body);
+  }
+
+  private static String call(IdemEngine engine, CommandSpec<String> spec, String id, CommandBody<String> body) {
+    return engine.execute(spec, new Object[] {id}, new Object[0], body);
   }
 
   private void assertLiveClaimHolds(Duration ownerSkew, Duration callerSkew, String key) throws Exception {
-    IdemRuntime owner = runtimeWithClock(ownerSkew);
-    IdemRuntime caller = runtimeWithClock(callerSkew);
+    assertLiveClaimHolds(IdemEngine.of(runtimeWithClock(ownerSkew)), IdemEngine.of(runtimeWithClock(callerSkew)),
+        Clock.offset(Clock.systemUTC(), callerSkew), key);
+  }
+
+  /** While {@code owner} runs a CLAIM body, {@code caller} (whose clock is {@code callerClock}) must not take over. */
+  private void assertLiveClaimHolds(IdemEngine owner, IdemEngine caller, Clock callerClock, String key)
+      throws Exception {
     AtomicInteger bodies = new AtomicInteger();
     assertEquals("owner", call(owner, CHARGE, key, () -> {
       bodies.incrementAndGet();
@@ -84,12 +100,63 @@ abstract class ClockSkewContractTest extends DatabaseContract {
       assertTrue(failure instanceof IdempotencyInProgressException, "a live lease: " + failure);
       // Reported by the caller's own clock, so that "retry after leaseEndsAt" works however far it is off.
       long untilLeaseEnd = ((IdempotencyInProgressException) failure).leaseEndsAt().toEpochMilli()
-          - Clock.offset(Clock.systemUTC(), callerSkew).millis();
+          - callerClock.millis();
       assertTrue(untilLeaseEnd > 25_000 && untilLeaseEnd <= 31_000, "lease ends in " + untilLeaseEnd + " ms");
       return "owner";
     }));
     assertEquals(1, bodies.get());
     assertEquals("owner", call(caller, CHARGE, key, () -> "ran again"));
+  }
+
+  /** The host's wall clock: the true time, until it steps. */
+  private static final class SteppingClock extends Clock {
+    private final AtomicLong stepMillis = new AtomicLong();
+
+    void step(Duration duration) {
+      stepMillis.addAndGet(duration.toMillis());
+    }
+
+    @Override
+    public long millis() {
+      return System.currentTimeMillis() + stepMillis.get();
+    }
+
+    @Override
+    public Instant instant() {
+      return Instant.ofEpochMilli(millis());
+    }
+
+    @Override
+    public ZoneId getZone() {
+      return ZoneOffset.UTC;
+    }
+
+    @Override
+    public Clock withZone(ZoneId zone) {
+      throw new UnsupportedOperationException();
+    }
+  }
+
+  /**
+   * An engine whose time is what the default {@code Clock.systemUTC()} gets (monotonic between measurements, by
+   * {@link System#nanoTime()}), over a wall clock the test can step: the OS clock itself is not the test's to step.
+   */
+  private IdemEngine systemClockEngine(Clock wall) {
+    Dialect dialect = Dialect.valueOf(database().name());
+    IdemEngine.Settings settings = new IdemEngine.Settings(database.dataSource(), dialect, "idem_record",
+        IdemEngine.Limits.DEFAULT_MAX_KEY_LENGTH, IdemEngine.Limits.DEFAULT_KEY_PUNCTUATION, wall, null,
+        IdempotencyListener.NO_OP, 0, TransitionListener.NO_OP, false, IdemEngine.Limits.DEFAULT_MAX_RESULT_SIZE,
+        null, null, 0, true, false);
+    return new IdemEngine(settings, new DatabaseClock(wall, SqlDialect.of(dialect), true, true, System::nanoTime));
+  }
+
+  @Test
+  void aCallerWhoseWallClockStepsForwardAfterMeasuringDoesNotTakeOverALiveLease() throws Exception {
+    SteppingClock wall = new SteppingClock();
+    IdemEngine caller = systemClockEngine(wall);
+    assertEquals("measured", call(caller, CHARGE, "s-6-first", () -> "measured")); // the offset is measured
+    wall.step(Duration.ofMinutes(10)); // NTP step right after: 10 minutes before the next measurement is due
+    assertLiveClaimHolds(IdemEngine.of(runtimeWithClock(Duration.ZERO)), caller, wall, "s-6");
   }
 
   @Test
