@@ -120,10 +120,12 @@ public final class IdempotentRequests {
           "This key was first used with a different request payload. A retry must send the same payload;"
               + " a new request must use a new key.");
     } catch (IdempotencyInProgressException e) {
+      // A TRANSACTIONAL command's competitor has no lease: its outcome is there as soon as it commits.
+      Instant leaseEndsAt = e.leaseEndsAt();
       return problem(409, "idempotency-key-in-flight", "A request is outstanding for this Idempotency-Key",
-          "A request with this key is still being processed. Retry after " + e.leaseEndsAt()
-              + " at the latest to get its outcome.")
-          .withHeader("Retry-After", Long.toString(secondsUntil(e.leaseEndsAt())));
+          "A request with this key is still being processed. Retry "
+              + (leaseEndsAt == null ? "shortly" : "after " + leaseEndsAt + " at the latest") + " to get its outcome.")
+          .withHeader("Retry-After", leaseEndsAt == null ? "1" : Long.toString(secondsUntil(leaseEndsAt)));
     } catch (IdempotencyLeaseLostException e) {
       return problem(409, "idempotency-key-taken-over", "Another request took over this Idempotency-Key",
           "This request took longer than its lease, and a retry took the key over; its outcome stands."

@@ -3,6 +3,7 @@ package dev.idem.runtime.internal;
 import dev.idem.runtime.IdempotencyBrokenRecordException;
 import dev.idem.runtime.IdempotencyCommitUnknownException;
 import dev.idem.runtime.IdempotencyException;
+import dev.idem.runtime.IdempotencyInProgressException;
 import dev.idem.runtime.IdempotencyKeyReusedException;
 import dev.idem.runtime.IdempotencyStoreException;
 import dev.idem.runtime.internal.RecordStatements.Stored;
@@ -78,7 +79,9 @@ final class TransactionalExecutor {
   private <T> Outcome<T> executeInOwnTransactions(
       CommandSpec<T> spec, String key, String fingerprint, CommandBody<T> body) {
     SQLException lastTransientFailure = null;
+    boolean claimLockedOut = false;
     for (int attemptNumber = 1; attemptNumber <= Retries.MAX_ATTEMPTS; attemptNumber++) {
+      claimLockedOut = false;
       Attempt attempt = new Attempt();
       Transaction tx = transactions.begin();
       Object outcome;
@@ -95,11 +98,14 @@ final class TransactionalExecutor {
       } catch (SQLException e) {
         Quietly.rollback(tx.connection);
         // Once the body ran, its side effects outside the database may have happened: never rerun it.
-        if (attempt.bodyStarted || !dialect.isTransient(e)) {
+        boolean lockedOut = !attempt.bodyStarted && dialect.isLockNotAvailable(e);
+        if (attempt.bodyStarted || !(lockedOut || dialect.isTransient(e))) {
           throw new IdempotencyStoreException(
               "Recording " + spec.scope() + " key '" + key + "' failed; the transaction was rolled back", e);
         }
+        // A lock timeout before the body: a competitor's uncommitted claim of the key held it all that time.
         lastTransientFailure = e;
+        claimLockedOut = lockedOut;
         outcome = RETRY;
       } catch (IdempotencyCommitUnknownException e) {
         throw e; // nothing to roll back: the commit itself failed
@@ -121,6 +127,11 @@ final class TransactionalExecutor {
       }
       tx.runAfterCommit();
       return outcomeOf(outcome, attempt);
+    }
+    if (claimLockedOut) {
+      // Every attempt waited on a competitor's uncommitted claim of the key until the database's lock timeout (H2:
+      // LOCK_TIMEOUT, 2 s by default; MariaDB: innodb_lock_wait_timeout): that caller is still running the command.
+      throw new IdempotencyInProgressException(spec.scope(), key, lastTransientFailure);
     }
     String message = "Could not claim or replay " + spec.scope() + " key '" + key + "' in "
         + Retries.MAX_ATTEMPTS + " attempts";
