@@ -8,39 +8,47 @@ import com.fasterxml.jackson.annotation.JsonCreator;
 import com.fasterxml.jackson.annotation.JsonFormat;
 import com.fasterxml.jackson.annotation.JsonInclude;
 import com.fasterxml.jackson.annotation.JsonTypeInfo;
+import com.fasterxml.jackson.core.JsonGenerator;
 import com.fasterxml.jackson.core.JsonProcessingException;
 import com.fasterxml.jackson.core.SerializableString;
 import com.fasterxml.jackson.core.StreamReadConstraints;
 import com.fasterxml.jackson.core.io.CharacterEscapes;
 import com.fasterxml.jackson.core.io.SerializedString;
 import com.fasterxml.jackson.databind.AnnotationIntrospector;
+import com.fasterxml.jackson.databind.BeanDescription;
 import com.fasterxml.jackson.databind.DeserializationContext;
 import com.fasterxml.jackson.databind.DeserializationFeature;
+import com.fasterxml.jackson.databind.JavaType;
 import com.fasterxml.jackson.databind.JsonDeserializer;
 import com.fasterxml.jackson.databind.JsonMappingException;
-import com.fasterxml.jackson.databind.JsonSerializer;
-import com.fasterxml.jackson.databind.JavaType;
 import com.fasterxml.jackson.databind.JsonNode;
+import com.fasterxml.jackson.databind.JsonSerializer;
 import com.fasterxml.jackson.databind.ObjectMapper;
 import com.fasterxml.jackson.databind.ObjectReader;
 import com.fasterxml.jackson.databind.ObjectWriter;
+import com.fasterxml.jackson.databind.SerializationConfig;
 import com.fasterxml.jackson.databind.SerializationFeature;
 import com.fasterxml.jackson.databind.SerializerProvider;
+import com.fasterxml.jackson.databind.cfg.MapperConfig;
 import com.fasterxml.jackson.databind.deser.BeanDeserializerBase;
 import com.fasterxml.jackson.databind.deser.DefaultDeserializationContext;
 import com.fasterxml.jackson.databind.deser.SettableBeanProperty;
-import com.fasterxml.jackson.databind.ser.PropertyWriter;
-import com.fasterxml.jackson.databind.ser.impl.UnwrappingBeanSerializer;
-import com.fasterxml.jackson.databind.ser.std.BeanSerializerBase;
-import com.fasterxml.jackson.databind.cfg.MapperConfig;
 import com.fasterxml.jackson.databind.introspect.Annotated;
 import com.fasterxml.jackson.databind.introspect.AnnotatedMember;
 import com.fasterxml.jackson.databind.introspect.AnnotatedParameter;
 import com.fasterxml.jackson.databind.introspect.NopAnnotationIntrospector;
 import com.fasterxml.jackson.databind.jsontype.BasicPolymorphicTypeValidator;
 import com.fasterxml.jackson.databind.jsontype.NamedType;
+import com.fasterxml.jackson.databind.module.SimpleModule;
+import com.fasterxml.jackson.databind.ser.BeanPropertyWriter;
+import com.fasterxml.jackson.databind.ser.BeanSerializerModifier;
+import com.fasterxml.jackson.databind.ser.PropertyWriter;
+import com.fasterxml.jackson.databind.ser.impl.UnwrappingBeanSerializer;
+import com.fasterxml.jackson.databind.ser.std.BeanSerializerBase;
+import com.fasterxml.jackson.databind.ser.std.StdSerializer;
 import com.fasterxml.jackson.datatype.jdk8.Jdk8Module;
 import com.fasterxml.jackson.datatype.jsr310.JavaTimeModule;
+import java.io.IOException;
 import java.lang.reflect.Modifier;
 import java.lang.reflect.ParameterizedType;
 import java.lang.reflect.Type;
@@ -50,6 +58,7 @@ import java.util.ArrayDeque;
 import java.util.Deque;
 import java.util.HashSet;
 import java.util.Iterator;
+import java.util.List;
 import java.util.Map;
 import java.util.Optional;
 import java.util.OptionalDouble;
@@ -127,6 +136,7 @@ final class ResultCodec {
         OptionalDouble.class, AtomicReference.class}) {
       copy.configOverride(container).setInclude(WritesEveryProperty.ALWAYS);
     }
+    copy.registerModule(new SimpleModule("idem-null-optionals").setSerializerModifier(new NullOptionalsRefused()));
     copy.setAnnotationIntrospectors(AnnotationIntrospector.pair(new WritesEveryProperty(),
             copy.getSerializationConfig().getAnnotationIntrospector()),
         copy.getDeserializationConfig().getAnnotationIntrospector());
@@ -169,12 +179,17 @@ final class ResultCodec {
    * retry an {@code Account}. Refused before anything is stored (a sealed type instead names the class it stores).
    */
   private static void checkReturnedClass(CommandSpec<?> spec, String key, Object result) {
-    if (result == null) {
-      return;
-    }
     Type type = spec.resultType().type();
     Class<?> declared = type instanceof Class<?> c ? c
         : type instanceof ParameterizedType p && p.getRawType() instanceof Class<?> raw ? raw : null;
+    if (result == null) {
+      if (declared != null && isOptional(declared)) {
+        throw new IdempotencyException(spec.scope() + " key '" + key + "' returned null where the method declares "
+            + declared.getSimpleName() + ": a retry would get " + declared.getSimpleName() + ".empty(), not null,"
+            + " so idem stores nothing. Return " + declared.getSimpleName() + ".empty()");
+      }
+      return;
+    }
     if (declared == null || declared == result.getClass() || declared.isInterface() || declared.isRecord()
         || declared.isEnum() || declared.isArray() || declared.isPrimitive()
         || Modifier.isFinal(declared.getModifiers()) || Modifier.isAbstract(declared.getModifiers())
@@ -210,6 +225,42 @@ final class ResultCodec {
     return new IdempotencyException("The results of " + spec.scope() + " (" + spec.resultType().type().getTypeName()
         + ") cannot be replayed: " + why + "; " + consequence + ". Make the property written"
         + " (remove @JsonIgnore, make its getter visible), or the constructor parameter named as it");
+  }
+
+  private static boolean isOptional(Class<?> type) {
+    return type == Optional.class || type == OptionalInt.class || type == OptionalLong.class
+        || type == OptionalDouble.class;
+  }
+
+  /**
+   * A null where an {@code Optional} is declared is stored as JSON {@code null}, which is also how an empty one is
+   * stored, and reads back as {@code Optional.empty()}: the retry would get another value than the first call. Such a
+   * property fails the write (nothing is stored), naming it.
+   */
+  private static final class NullOptionalsRefused extends BeanSerializerModifier {
+    private static final long serialVersionUID = 1L;
+
+    @Override
+    public List<BeanPropertyWriter> changeProperties(SerializationConfig config, BeanDescription description,
+        List<BeanPropertyWriter> properties) {
+      for (BeanPropertyWriter property : properties) {
+        Class<?> type = property.getType().getRawClass();
+        if (isOptional(type)) {
+          String where = description.getBeanClass().getName() + "." + property.getName();
+          property.assignNullSerializer(new StdSerializer<Object>(Object.class) {
+            private static final long serialVersionUID = 1L;
+
+            @Override
+            public void serialize(Object value, JsonGenerator gen, SerializerProvider provider) throws IOException {
+              throw JsonMappingException.from(gen, "the property " + where + " is a null " + type.getSimpleName()
+                  + ", which a retry would get as " + type.getSimpleName() + ".empty(); use "
+                  + type.getSimpleName() + ".empty()");
+            }
+          });
+        }
+      }
+      return properties;
+    }
   }
 
   private String checkSize(CommandSpec<?> spec, String key, String json) {

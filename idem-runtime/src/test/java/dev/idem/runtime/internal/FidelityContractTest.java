@@ -571,6 +571,39 @@ abstract class FidelityContractTest extends DatabaseContract {
     assertEquals("a-1", replayed.id);
   }
 
+  // ---- a null Optional would replay as an empty one
+
+  record TaggedNote(String id, java.util.Optional<String> tag) {}
+
+  private static final CommandSpec<TaggedNote> OPTIONAL_NOTE = CommandSpec.builder("Fidelity.taggedNote", ResultType.of(TaggedNote.class))
+      .keyParts("id").build();
+  private static final CommandSpec<java.util.Optional<String>> MAYBE = CommandSpec.builder("Fidelity.maybeTag",
+      new ResultType<java.util.Optional<String>>() {}).keyParts("id").build();
+
+  @Test
+  void aNullWhereAnOptionalIsDeclaredIsRefusedBeforeAnythingIsStored() {
+    IdempotencyException property = assertThrows(IdempotencyException.class,
+        () -> idem.execute(OPTIONAL_NOTE, new Object[] {"note-1"}, new Object[0], () -> {
+          insertPayment("note-1");
+          return new TaggedNote("n-1", null);
+        }));
+    assertTrue(property.getMessage().contains(TaggedNote.class.getName() + ".tag is a null Optional"),
+        property.getMessage());
+    IdempotencyException whole = assertThrows(IdempotencyException.class,
+        () -> idem.execute(MAYBE, new Object[] {"maybe-1"}, new Object[0], () -> null));
+    assertTrue(whole.getMessage().contains("returned null where the method declares Optional"), whole.getMessage());
+    assertEquals(0, count("SELECT COUNT(*) FROM idem_record WHERE idem_key IN ('note-1', 'maybe-1')"));
+    assertEquals(0, count("SELECT COUNT(*) FROM payments WHERE id = 'note-1'"), "the body's writes rolled back");
+    // Empty ones replay as they were returned.
+    for (int call = 0; call < 2; call++) {
+      TaggedNote empty = new TaggedNote("n-1", java.util.Optional.empty());
+      assertEquals(empty, idem.execute(OPTIONAL_NOTE, new Object[] {"note-1"}, new Object[0], () -> empty));
+      assertEquals(java.util.Optional.empty(),
+          idem.execute(MAYBE, new Object[] {"maybe-1"}, new Object[0], java.util.Optional::<String>empty));
+      runtime.clearResultCache();
+    }
+  }
+
   // ---- equal retries, exact replays, through the table
 
   sealed interface Outcome permits Accepted, Declined {}
