@@ -61,11 +61,25 @@ public final class ReplayableFailure<E extends Throwable> {
     return argumentTypes;
   }
 
+  /**
+   * The constructor arguments that recreate {@code failure}, once an exception recreated from them is seen to have
+   * its class and message: a constructor that decorates the message it is given ({@code super("declined: " + m)}),
+   * which the processor cannot see, would otherwise hand every retry the message decorated twice. Then the failure
+   * is not stored (the callers roll back, and a retry runs again), with this exception as the reason.
+   */
   Object[] capture(Throwable failure) {
     Object[] arguments = capture.apply(type.cast(failure));
     if (arguments.length != argumentTypes.size()) {
       throw new IllegalStateException("capture of " + type.getName() + " returned " + arguments.length
           + " arguments, expected " + argumentTypes.size());
+    }
+    Throwable recreated = recreate.apply(arguments.clone());
+    if (recreated == null || recreated.getClass() != failure.getClass()
+        || !Objects.equals(recreated.getMessage(), failure.getMessage())) {
+      throw new IllegalStateException("replayOn " + type.getName() + " is not recorded as the outcome: recreated"
+          + " from the arguments idem captured, it reads " + (recreated == null ? "null"
+          : "'" + recreated.getMessage() + "'") + " instead of '" + failure.getMessage() + "', so a retry would"
+          + " get another exception. Its constructor must pass the message it is given to super() unchanged");
     }
     return arguments;
   }

@@ -604,6 +604,44 @@ abstract class FidelityContractTest extends DatabaseContract {
     }
   }
 
+  // ---- a business failure whose constructor changes its message is not recorded
+
+  static final class DecoratedDeclineException extends RuntimeException {
+    private static final long serialVersionUID = 1L;
+
+    DecoratedDeclineException(String reason) {
+      super("declined: " + reason);
+    }
+  }
+
+  private static final CommandSpec<String> DECORATED = CommandSpec.builder("Fidelity.decorated",
+          ResultType.of(String.class))
+      .keyParts("id").replayOn(ReplayableFailure.of(DecoratedDeclineException.class,
+          e -> new Object[] {e.getMessage()}, arguments -> new DecoratedDeclineException((String) arguments[0]),
+          String.class))
+      .build();
+
+  @Test
+  void aFailureThatWouldNotRecreateWithItsMessageIsNotRecorded() {
+    AtomicInteger calls = new AtomicInteger();
+    CommandBody<String> declines = () -> {
+      calls.incrementAndGet();
+      insertPayment("decorated-" + calls.get());
+      throw new DecoratedDeclineException("insufficient funds");
+    };
+    for (int call = 1; call <= 2; call++) {
+      DecoratedDeclineException e = assertThrows(DecoratedDeclineException.class,
+          () -> idem.execute(DECORATED, new Object[] {"dec-1"}, new Object[0], declines));
+      assertEquals("declined: insufficient funds", e.getMessage(), "never decorated twice");
+      assertEquals(1, e.getSuppressed().length);
+      assertTrue(e.getSuppressed()[0].getMessage().contains("'declined: declined: insufficient funds' instead of"
+          + " 'declined: insufficient funds'"), e.getSuppressed()[0].getMessage());
+    }
+    assertEquals(2, calls.get(), "not recorded, so the retry ran again");
+    assertEquals(0, count("SELECT COUNT(*) FROM idem_record WHERE idem_key = 'dec-1'"));
+    assertEquals(0, count("SELECT COUNT(*) FROM payments WHERE id LIKE 'decorated-%'"), "rolled back");
+  }
+
   // ---- equal retries, exact replays, through the table
 
   sealed interface Outcome permits Accepted, Declined {}
