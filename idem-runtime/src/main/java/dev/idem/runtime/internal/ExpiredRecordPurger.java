@@ -64,7 +64,8 @@ final class ExpiredRecordPurger {
           }
         }
       } finally {
-        if (connection.getAutoCommit() != autoCommit) {
+        // Not over a closed connection (a pool evicts one after a lock timeout): that would hide the purge's error.
+        if (!Quietly.closed(connection) && connection.getAutoCommit() != autoCommit) {
           connection.setAutoCommit(autoCommit);
         }
       }
@@ -115,18 +116,20 @@ final class ExpiredRecordPurger {
             total += deleted;
             break;
           } catch (SQLException e) {
+            if (Quietly.closed(connection) || attemptNumber >= Retries.MAX_ATTEMPTS || !dialect.isTransient(e)) {
+              throw e; // over a closed connection (a pool evicts one after a timeout) nothing is left to clean up
+            }
             delete.clearBatch();
             Quietly.rollback(connection);
-            if (attemptNumber >= Retries.MAX_ATTEMPTS || !dialect.isTransient(e)) {
-              throw e;
-            }
             Retries.pauseBeforeRetry(attemptNumber);
           }
         }
       } while (picked >= batchSize);
     } finally {
-      Quietly.rollback(connection); // nothing is open after a commit; after a failure, nothing stays locked
-      connection.setTransactionIsolation(isolation);
+      if (!Quietly.closed(connection)) {
+        Quietly.rollback(connection); // nothing is open after a commit; after a failure, nothing stays locked
+        connection.setTransactionIsolation(isolation);
+      }
     }
     return total;
   }

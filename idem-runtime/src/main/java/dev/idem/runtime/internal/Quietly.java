@@ -20,7 +20,20 @@ final class Quietly {
     try {
       connection.rollback();
     } catch (SQLException e) {
-      LOG.log(Level.WARNING, "Rollback failed", e);
+      LOG.log(closed(connection) ? Level.DEBUG : Level.WARNING, "Rollback failed", e);
+    }
+  }
+
+  /**
+   * Whether the connection is closed already, e.g. by a pool that evicted it after a fatal or timed-out statement
+   * (HikariCP does so for a lock timeout): the database rolled its transaction back, so failing to roll back or to
+   * reset it is no news worth a warning.
+   */
+  static boolean closed(Connection connection) {
+    try {
+      return connection.isClosed();
+    } catch (SQLException e) {
+      return true;
     }
   }
 

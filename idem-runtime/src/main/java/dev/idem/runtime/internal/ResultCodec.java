@@ -197,8 +197,9 @@ final class ResultCodec {
       return;
     }
     throw new IdempotencyException(spec.scope() + " key '" + key + "' returned a " + result.getClass().getName()
-        + " where the method declares " + declared.getName() + ": a retry would get a " + declared.getSimpleName()
-        + " rebuilt from it, not the " + result.getClass().getSimpleName() + ", so idem stores nothing. Declare the"
+        + " where the method declares " + declared.getName() + ": a retry would get an instance of "
+        + declared.getSimpleName() + " rebuilt from it, not the " + result.getClass().getSimpleName()
+        + ", so idem stores nothing. Declare the"
         + " class the method returns, make " + declared.getSimpleName() + " final, or make it sealed (each"
         + " permitted class is then stored by name)");
   }

@@ -234,7 +234,7 @@ final class TransactionManager {
         tx.connection.setAutoCommit(true);
       }
     } catch (SQLException e) {
-      LOG.log(Level.WARNING, "Cannot restore auto-commit", e);
+      LOG.log(Quietly.closed(tx.connection) ? Level.DEBUG : Level.WARNING, "Cannot restore auto-commit", e);
     } finally {
       Quietly.close(tx.connection);
     }

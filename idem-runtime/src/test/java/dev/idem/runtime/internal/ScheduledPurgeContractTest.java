@@ -192,6 +192,55 @@ abstract class ScheduledPurgeContractTest extends DatabaseContract {
     }
   }
 
+  /** A proxy that forwards every call of {@code target} and hands out proxies of what it returns, as told. */
+  private static Object forwarding(Object target, Class<?> type, java.util.function.Function<Object, Object> wrap,
+      java.util.function.BiFunction<java.lang.reflect.Method, Object[], Throwable> failure) {
+    return Proxy.newProxyInstance(ScheduledPurgeContractTest.class.getClassLoader(), new Class<?>[] {type},
+        (proxy, method, args) -> {
+          Throwable fail = failure.apply(method, args);
+          if (fail != null) {
+            throw fail;
+          }
+          try {
+            return wrap.apply(method.invoke(target, args));
+          } catch (InvocationTargetException e) {
+            throw e.getCause();
+          }
+        });
+  }
+
+  @Test
+  void aPurgeWhoseConnectionThePoolClosedReportsItsOwnFailure() throws SQLException {
+    fill(5);
+    // As HikariCP does after a lock timeout: the statement fails with a timeout and the pool closes the connection.
+    DataSource real = database.dataSource();
+    DataSource evicting = (DataSource) forwarding(real, DataSource.class, connection -> {
+      if (!(connection instanceof Connection physical)) {
+        return connection;
+      }
+      return forwarding(physical, Connection.class, statement -> statement instanceof PreparedStatement prepared
+          ? forwarding(prepared, PreparedStatement.class, x -> x, (method, args) -> {
+            if (method.getName().startsWith("execute")) {
+              try {
+                physical.close();
+              } catch (SQLException e) {
+                return e;
+              }
+              return new java.sql.SQLTimeoutException("lock wait timed out (test)");
+            }
+            return null;
+          })
+          : statement, (method, args) -> null);
+    }, (method, args) -> null);
+    IdemRuntime runtime = builder(evicting).build();
+    dev.idem.runtime.IdempotencyStoreException e =
+        assertThrows(dev.idem.runtime.IdempotencyStoreException.class, () -> runtime.purgeExpired(100));
+    assertTrue(e.getCause() instanceof java.sql.SQLTimeoutException, "the purge's own failure, not a closed"
+        + " connection's: " + e.getCause());
+    runtime.close();
+    assertEquals(5 + LIVE, records());
+  }
+
   @Test
   void purgeEveryRejectsNonsense() {
     assertThrows(IllegalArgumentException.class, () -> IdemRuntime.builder().purgeEvery(Duration.ofMillis(10), 10));
