@@ -153,6 +153,13 @@ class ReadmeSetupTest {
         import dev.idem.runtime.IdemRuntime;
 
         public final class App {
+          // The Setup's JDBC driver is on the compile class path: H2's own pool, as the README starts with.
+          static IdemRuntime runtime() {
+            return IdemRuntime.builder()
+                .dataSource(org.h2.jdbcx.JdbcConnectionPool.create("jdbc:h2:mem:shop;DB_CLOSE_DELAY=-1", "sa", ""))
+                .build();
+          }
+
           static Orders wire(IdemRuntime runtime) {
             Orders plain = (requestId, totalCents) -> new Orders.Order(requestId, totalCents);
             return new Orders_Idempotent(plain, runtime);
