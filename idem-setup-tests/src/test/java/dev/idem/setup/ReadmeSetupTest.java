@@ -19,7 +19,8 @@ import org.junit.jupiter.api.io.TempDir;
 
 /**
  * The README's Setup, followed as a new user would: the project's artifacts installed into an otherwise empty
- * local repository, and a separate project whose pom is the README's snippet, built with Maven. The snippet is
+ * local repository (idem-bom, which the snippet imports, among them), and a separate project whose pom is the
+ * README's snippet, built with Maven. The snippet is
  * read from README.md itself, so it cannot drift from what is tested.
  *
  * <p>Third-party artifacts the user build needs (plugins, Jackson, ...) are taken from the developer's own
@@ -42,13 +43,16 @@ class ReadmeSetupTest {
     }
     String readme = Files.readString(ROOT.resolve("README.md"), StandardCharsets.UTF_8);
     String setup = section(readme, "## Setup");
-    assertTrue(setup.contains("mvn -q install -DskipTests"), "Setup names the install command:\n" + setup);
+    assertTrue(setup.contains("mvn -B -q install -DskipTests"), "Setup names the install command:\n" + setup);
     String snippet = xmlBlock(setup);
+    assertTrue(snippet.contains("<artifactId>idem-bom</artifactId>") && snippet.contains("<scope>import</scope>"),
+        "the snippet imports idem-bom:\n" + snippet);
     assertEquals(System.getProperty("idem.compilerPluginVersion"), compilerPluginVersion(snippet),
         "the snippet pins maven-compiler-plugin as the root pom does");
 
     Path repository = Files.createDirectories(temp.resolve("repository"));
     install(repository, "idem-parent", ROOT.resolve("pom.xml"), null);
+    install(repository, "idem-bom", ROOT.resolve("idem-bom/pom.xml"), null);
     for (String module : MODULES) {
       install(repository, module, ROOT.resolve(module).resolve("pom.xml"), jar(module));
     }
@@ -149,6 +153,13 @@ class ReadmeSetupTest {
         import dev.idem.runtime.IdemRuntime;
 
         public final class App {
+          // The Setup's JDBC driver is on the compile class path: H2's own pool, as the README starts with.
+          static IdemRuntime runtime() {
+            return IdemRuntime.builder()
+                .dataSource(org.h2.jdbcx.JdbcConnectionPool.create("jdbc:h2:mem:shop;DB_CLOSE_DELAY=-1", "sa", ""))
+                .build();
+          }
+
           static Orders wire(IdemRuntime runtime) {
             Orders plain = (requestId, totalCents) -> new Orders.Order(requestId, totalCents);
             return new Orders_Idempotent(plain, runtime);

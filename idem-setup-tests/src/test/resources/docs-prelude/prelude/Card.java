@@ -1,0 +1,3 @@
+package docs.prelude;
+
+public record Card(String number, String holder) {}

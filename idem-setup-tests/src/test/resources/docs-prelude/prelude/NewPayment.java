@@ -1,0 +1,3 @@
+package docs.prelude;
+
+public record NewPayment(long amountCents, String currency) {}

@@ -1,0 +1,3 @@
+package docs.prelude;
+
+public record OrderPaid(String messageId, long orderId, long amountCents) {}

@@ -1,0 +1,3 @@
+package docs.prelude;
+
+public record PayRequest(String account, long amountCents) {}

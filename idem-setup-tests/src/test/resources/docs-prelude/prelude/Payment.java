@@ -1,0 +1,3 @@
+package docs.prelude;
+
+public record Payment(String id, long amountCents, String currency) {}

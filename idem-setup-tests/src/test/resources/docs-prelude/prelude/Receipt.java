@@ -1,0 +1,3 @@
+package docs.prelude;
+
+public record Receipt(String paymentId, long amountCents) {}

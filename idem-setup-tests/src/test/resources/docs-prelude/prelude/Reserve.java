@@ -1,0 +1,3 @@
+package docs.prelude;
+
+public record Reserve(String guest, int nights) {}

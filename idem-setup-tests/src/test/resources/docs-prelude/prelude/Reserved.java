@@ -1,0 +1,3 @@
+package docs.prelude;
+
+public record Reserved(long reservationId, String guest, int nights) {}
