@@ -317,7 +317,7 @@ final class ClaimExecutor {
         if (!dialect.isTransient(e)) {
           throw new IdempotencyStoreException("Claiming " + scope + " key '" + key + "' failed (step: claim;"
               + " the body did not run; a retry claims again, or, if this claim did commit, meets it in flight"
-              + " until its lease ends)", e);
+              + " until its lease ends)" + dialect.missingTableHint(e, table), e);
         }
         lastTransientFailure = e;
         pause(ThreadLocalRandom.current().nextLong(1, 5L * contendedRounds + 1));
