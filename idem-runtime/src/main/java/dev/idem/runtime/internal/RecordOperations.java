@@ -64,7 +64,8 @@ final class RecordOperations {
     return new IdempotencyRecord(scope, key, state, row.ownerToken(),
         leased ? Instant.ofEpochMilli(row.leaseUntil()) : null, Instant.ofEpochMilli(row.createdAt()),
         Instant.ofEpochMilli(row.expiresAt()), outcome, row.errorType(),
-        row.result() == null ? 0 : row.result().length(),
+        // An OUTCOME_UNKNOWN record's result column holds idem's note (reported as problem), not a result.
+        unknown || row.result() == null ? 0 : row.result().length(),
         unknown ? OutcomeNote.parse(row.result(), row.createdAt()).problem() : null);
   }
 

@@ -266,7 +266,10 @@ final class ResultCodec {
 
   private String checkSize(CommandSpec<?> spec, String key, String json) {
     if (json.length() > maxResultSize) {
-      throw new IdempotencyResultTooLargeException(spec.scope(), key, json.length(), maxResultSize);
+      // A CLAIM body ran: its caller gets IdempotencyOutcomeUnknownException with this as the cause, which says
+      // what retries meet; this message must not promise a rerun that never comes.
+      throw new IdempotencyResultTooLargeException(spec.scope(), key, json.length(), maxResultSize,
+          spec.mode() == dev.idem.Mode.CLAIM);
     }
     return json;
   }
