@@ -49,6 +49,7 @@ import com.fasterxml.jackson.databind.ser.std.StdSerializer;
 import com.fasterxml.jackson.datatype.jdk8.Jdk8Module;
 import com.fasterxml.jackson.datatype.jsr310.JavaTimeModule;
 import java.io.IOException;
+import java.lang.invoke.MethodType;
 import java.lang.reflect.Modifier;
 import java.lang.reflect.ParameterizedType;
 import java.lang.reflect.Type;
@@ -280,6 +281,12 @@ final class ResultCodec {
           + "(SQL NULL), although the command returns " + spec.resultType().type().getTypeName()
           + " (a null result is stored as JSON null)");
     }
+    if (spec.resultType().type() instanceof Class<?> type && type.isPrimitive() && "null".equals(json.strip())) {
+      // Never written for a primitive (its body cannot return null), and read as 0/false by Jackson or unboxed into
+      // a NullPointerException by generated code: a record changed by hand or by other code.
+      throw new IdempotencyBrokenRecordException(spec.scope(), key, "it holds the result null (JSON null), but the"
+          + " command returns " + type.getName() + ", which cannot be null");
+    }
     Object value;
     try {
       value = codec(spec.resultType()).reader().readValue(json);
@@ -289,8 +296,8 @@ final class ResultCodec {
           + "); did the result type change incompatibly?", e);
     }
     if (value == null && spec.resultType().type() instanceof Class<?> type && type.isPrimitive()) {
-      throw new IdempotencyResultShapeException(spec.scope(), key, "it is null, but the command returns "
-          + type.getName());
+      throw new IdempotencyBrokenRecordException(spec.scope(), key, "it is null, but the command returns "
+          + type.getName() + ", which cannot be null");
     }
     return value;
   }
@@ -329,7 +336,11 @@ final class ResultCodec {
    */
   private static void checkShape(CommandSpec<?> spec, String key, String storedShape) {
     if (storedShape == null || storedShape.equals(spec.resultShape())
-        || storedShape.equals(CommandSpec.defaultResultShape(spec.resultType()))) {
+        || storedShape.equals(CommandSpec.defaultResultShape(spec.resultType()))
+        // Generated code described a primitive result by its wrapper class (Long.class for long) before it wrote
+        // long.class: the default shape of such a record names the wrapper.
+        || (spec.resultType().type() instanceof Class<?> c && c.isPrimitive() && storedShape.equals(
+            CommandSpec.defaultResultShape(ResultType.of(MethodType.methodType(c).wrap().returnType()))))) {
       return;
     }
     throw new IdempotencyResultShapeException(spec.scope(), key, "it was stored with the result shape "
