@@ -607,6 +607,30 @@ abstract class CommandContractTest extends DatabaseContract {
     })));
   }
 
+  // ---- a null map key in a payload (issue 26 §5.4)
+
+  private static final CommandSpec<String> TAGGED =
+      CommandSpec.builder("Types.tagged", ResultType.of(String.class)).keyParts("id").payload("tags").build();
+
+  @Test
+  void aPayloadMapWithANullKeyIsRefusedBeforeAnySqlAndNeverReplaysAnothersResult() {
+    AtomicInteger calls = new AtomicInteger();
+    assertEquals("first", IdemEngine.of(runtime).execute(TAGGED, new Object[] {"t-1"},
+        new Object[] {Map.of("null", 5)}, counted(calls, "first")));
+    Map<String, Integer> nullKey = new java.util.HashMap<>();
+    nullKey.put(null, 5);
+    counting.reset();
+    for (String key : List.of("t-1", "t-2")) {
+      dev.idem.runtime.IdempotencyException e = assertThrows(dev.idem.runtime.IdempotencyException.class,
+          () -> IdemEngine.of(runtime).execute(TAGGED, new Object[] {key}, new Object[] {nullKey},
+              counted(calls, "second")));
+      assertTrue(e.getMessage().contains("null key"), e.getMessage());
+    }
+    assertEquals(1, calls.get());
+    assertEquals(0, counting.statementsExecuted(), "refused before any SQL");
+    assertEquals(0, count("SELECT COUNT(*) FROM idem_record WHERE idem_key = 't-2'"));
+  }
+
   // ---- a missing table says what to do (issue 26 §5.5)
 
   @Test
