@@ -170,7 +170,7 @@ final class ResultCodec {
       throw new IdempotencyException("Cannot store the result of " + spec.scope() + " key '" + key + "' as JSON ("
           + e.getOriginalMessage() + "); the command's transaction was rolled back", e);
     }
-    return checkSize(spec, key, json);
+    return checkSize(spec, key, json, spec.mode() == dev.idem.Mode.CLAIM);
   }
 
   /**
@@ -265,12 +265,15 @@ final class ResultCodec {
     }
   }
 
-  private String checkSize(CommandSpec<?> spec, String key, String json) {
+  /**
+   * @param bodyNeverReruns a CLAIM command's result: its caller gets {@code IdempotencyOutcomeUnknownException} with
+   *     this exception as the cause, which says what retries meet; this message must not promise a rerun that never
+   *     comes. (Failure arguments too large are not stored: the claim is released, and a retry runs again.)
+   */
+  private String checkSize(CommandSpec<?> spec, String key, String json, boolean bodyNeverReruns) {
     if (json.length() > maxResultSize) {
-      // A CLAIM body ran: its caller gets IdempotencyOutcomeUnknownException with this as the cause, which says
-      // what retries meet; this message must not promise a rerun that never comes.
       throw new IdempotencyResultTooLargeException(spec.scope(), key, json.length(), maxResultSize,
-          spec.mode() == dev.idem.Mode.CLAIM);
+          bodyNeverReruns);
     }
     return json;
   }
@@ -357,7 +360,7 @@ final class ResultCodec {
       throw new IdempotencyException("Cannot store the " + failure.storedName() + " of " + spec.scope()
           + " key '" + key + "' as JSON (" + e.getOriginalMessage() + ")", e);
     }
-    return checkSize(spec, key, json);
+    return checkSize(spec, key, json, false);
   }
 
   /**
