@@ -80,13 +80,27 @@ public final class IdemRuntime implements AutoCloseable {
 
   /**
    * Runs {@code work} in a transaction: joins the one in progress on this thread, else begins one,
-   * commits it, or rolls it back if {@code work} throws (rethrowing the exception unchanged).
-   * Joined work shares the outer transaction; the outermost call decides commit or rollback.
+   * commits it, or rolls it back if {@code work} throws. Joined work shares the outer transaction; the outermost call
+   * decides commit or rollback.
+   *
+   * <p>What {@code work} throws comes out unchanged (the application's own exceptions, checked ones too, and idem's),
+   * except a raw {@link java.sql.SQLException} from its statements: that becomes an
+   * {@link IdempotencyStoreException} with it as the cause. In a transaction of idem's own, a transient one (a
+   * deadlock, a lock timeout, as the dialect classifies them by SQLState and vendor code; raw, or the cause of an
+   * {@code IdempotencyStoreException} of a command or transition inside) rolls the transaction back and runs
+   * {@code work} again from the start in a new one, up to 5 attempts in all, as {@code TRANSACTIONAL} commands do:
+   * so {@code work} must be safe to rerun, which it is when all its effects are in that transaction (keep calls to
+   * other systems out of it, or after the commit with {@link #afterCommit(Runnable)}, which only the committed
+   * attempt runs). Joined to a transaction in progress (a command's body, the application's transaction), nothing
+   * is retried: the database may have aborted that whole transaction, and only its owner can run it again.
+   * {@code @StateTransition} methods run their SQL this way.
    *
    * @param work the work; it gets the transaction's connection (also {@link #currentConnection()})
    * @param <T> the result type
    * @return the work's result
-   * @throws IdempotencyStoreException if the transaction cannot begin or commit
+   * @throws IdempotencyStoreException if the transaction cannot begin, or a statement of the work failed (with the
+   *     {@link java.sql.SQLException} as its cause; if transiently, in every attempt)
+   * @throws IdempotencyCommitUnknownException if {@code commit()} itself failed: the work is not run again
    */
   public <T> T inTransaction(TransactionalWork<T> work) {
     Objects.requireNonNull(work, "work");
@@ -114,7 +128,9 @@ public final class IdemRuntime implements AutoCloseable {
    * own, so that their records commit or roll back with the application's writes; {@link #currentConnection()}
    * returns it (guarded). idem neither commits, rolls back whole nor closes it. {@code CLAIM} commands cannot run
    * inside (their claim must commit first). {@link #afterCommit(Runnable)} is unavailable inside: idem cannot see
-   * when the application commits.
+   * when the application commits. What {@code work} throws comes out unchanged, except a raw
+   * {@link java.sql.SQLException}, which comes out as an {@link IdempotencyStoreException} with it as the cause, never
+   * retried (the transaction is the application's).
    *
    * @param connection a connection with auto-commit off, in the application's transaction
    * @param work the work; it gets the connection, guarded

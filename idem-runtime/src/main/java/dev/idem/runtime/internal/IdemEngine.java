@@ -83,8 +83,7 @@ public final class IdemEngine {
     this.clock = clock;
     this.listener = new SafeListener(settings.listener());
     this.cache = new CompletedRecordCache(settings.resultCacheSize());
-    this.transactions = new TransactionManager(dataSource, settings.transactionBinding(),
-        dialect.opensTransactionsWithStatement());
+    this.transactions = new TransactionManager(dataSource, settings.transactionBinding(), dialect);
     RecordStatements records = new RecordStatements(dialect, tableName);
     this.transactional = new TransactionalExecutor(transactions, records, dialect, results, clock, listener, cache,
         settings.bodiesNeverCommitImplicitly() || !dialect.commitsImplicitly());

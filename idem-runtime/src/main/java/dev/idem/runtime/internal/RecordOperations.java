@@ -26,6 +26,8 @@ final class RecordOperations {
   private final String selectSql;
   private final String forgetSql;
   private final String resolveSql;
+  private final SqlDialect dialect;
+  private final String table;
 
   RecordOperations(TransactionManager transactions, SqlDialect dialect, String table, ResultCodec results,
       CompletedRecordCache cache, Function<String, CommandSpec<?>> commands) {
@@ -36,6 +38,8 @@ final class RecordOperations {
     this.selectSql = dialect.leaseSelectSql(table);
     this.forgetSql = dialect.forgetSql(table);
     this.resolveSql = dialect.resolveSql(table);
+    this.dialect = dialect;
+    this.table = table;
   }
 
   Optional<IdempotencyRecord> inspect(String scope, String key) {
@@ -43,7 +47,8 @@ final class RecordOperations {
       ClaimExecutor.Row row = ClaimExecutor.read(connection, selectSql, scope, key);
       return Optional.ofNullable(row == null ? null : describe(scope, key, row));
     } catch (SQLException e) {
-      throw new IdempotencyStoreException("Inspecting " + scope + " key '" + key + "' failed", e);
+      throw new IdempotencyStoreException("Inspecting " + scope + " key '" + key + "' failed"
+          + dialect.missingTableHint(e, table), e);
     }
   }
 
@@ -59,7 +64,8 @@ final class RecordOperations {
     return new IdempotencyRecord(scope, key, state, row.ownerToken(),
         leased ? Instant.ofEpochMilli(row.leaseUntil()) : null, Instant.ofEpochMilli(row.createdAt()),
         Instant.ofEpochMilli(row.expiresAt()), outcome, row.errorType(),
-        row.result() == null ? 0 : row.result().length(),
+        // An OUTCOME_UNKNOWN record's result column holds idem's note (reported as problem), not a result.
+        unknown || row.result() == null ? 0 : row.result().length(),
         unknown ? OutcomeNote.parse(row.result(), row.createdAt()).problem() : null);
   }
 
@@ -79,7 +85,8 @@ final class RecordOperations {
       delete.setString(2, key);
       return delete.executeUpdate() == 1;
     } catch (SQLException e) {
-      throw new IdempotencyStoreException("Forgetting " + scope + " key '" + key + "' failed", e);
+      throw new IdempotencyStoreException("Forgetting " + scope + " key '" + key + "' failed"
+          + dialect.missingTableHint(e, table), e);
     } finally {
       cache.evict(scope, key);
     }
@@ -115,7 +122,8 @@ final class RecordOperations {
       update.setString(4, key);
       return update.executeUpdate() == 1;
     } catch (SQLException e) {
-      throw new IdempotencyStoreException("Resolving " + scope + " key '" + key + "' failed", e);
+      throw new IdempotencyStoreException("Resolving " + scope + " key '" + key + "' failed"
+          + dialect.missingTableHint(e, table), e);
     } finally {
       cache.evict(scope, key);
     }

@@ -28,6 +28,7 @@ final class RecordStatements {
   }
 
   private final SqlDialect dialect;
+  private final String table;
   private final String claimSql;
   private final String selectSql;
   private final String takeOverSql;
@@ -35,8 +36,14 @@ final class RecordStatements {
   /** Null where the dialect cannot commit with the completion. */
   private final String storeResultAndCommitSql;
 
+  /** @return the record table these statements use */
+  String table() {
+    return table;
+  }
+
   RecordStatements(SqlDialect dialect, String table) {
     this.dialect = dialect;
+    this.table = table;
     this.claimSql = dialect.claimSql(table);
     this.selectSql = dialect.selectSql(table);
     this.takeOverSql = dialect.takeOverSql(table);
