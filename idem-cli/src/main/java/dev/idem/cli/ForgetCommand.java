@@ -7,7 +7,8 @@ import java.util.Optional;
 import picocli.CommandLine.Command;
 import picocli.CommandLine.Parameters;
 
-@Command(name = "forget", description = {"Deletes one record whatever its state: the next call with the key runs the"
+@Command(name = "forget", mixinStandardHelpOptions = true, versionProvider = IdemCli.Version.class,
+    description = {"Deletes one record whatever its state: the next call with the key runs the"
     + " command again.",
     "Only for a record whose effect is known NOT to have happened (OUTCOME_UNKNOWN: prefer resolve --release), an"
         + " IN_PROGRESS claim whose owner is known dead, or a COMPLETED record that should run again. Other"

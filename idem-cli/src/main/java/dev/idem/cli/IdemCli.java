@@ -55,6 +55,10 @@ public final class IdemCli implements Runnable {
    * @param args the command line
    */
   public static void main(String[] args) {
+    // The CLI reports a failed statement itself (one line on stderr); MariaDB Connector/J would also log it there.
+    if (System.getProperty("mariadb.logging.disable") == null) {
+      System.setProperty("mariadb.logging.disable", "true");
+    }
     PrintWriter out = new PrintWriter(System.out, true, StandardCharsets.UTF_8);
     PrintWriter err = new PrintWriter(System.err, true, StandardCharsets.UTF_8);
     int code = getCommandLine(out, err, System.getenv()).execute(args);

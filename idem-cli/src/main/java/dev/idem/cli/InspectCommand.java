@@ -6,7 +6,8 @@ import java.util.Optional;
 import picocli.CommandLine.Command;
 import picocli.CommandLine.Parameters;
 
-@Command(name = "inspect", description = "Shows one record: state, times, lease and owner, the stored result or failure"
+@Command(name = "inspect", mixinStandardHelpOptions = true, versionProvider = IdemCli.Version.class,
+    description = "Shows one record: state, times, lease and owner, the stored result or failure"
     + " (or why its outcome is unknown), result shape and payload fingerprint. Reads only.",
     footer = {"", "@|bold Exit codes|@: 0 found, 1 no such record, 2 usage, 3 database error"})
 final class InspectCommand extends OperatorCommand {

@@ -6,7 +6,8 @@ import java.util.concurrent.atomic.AtomicLong;
 import picocli.CommandLine.Command;
 import picocli.CommandLine.Option;
 
-@Command(name = "purge", description = "Deletes the records whose retention has passed, in batches of at most"
+@Command(name = "purge", mixinStandardHelpOptions = true, versionProvider = IdemCli.Version.class,
+    description = "Deletes the records whose retention has passed, in batches of at most"
     + " --batch-size rows, each its own short transaction (never waiting for a call in flight); progress on stderr.",
     footer = {"", "@|bold Exit codes|@: 0 done (also when nothing expired), 2 usage, 3 database error (batches"
         + " before it stay deleted)"})

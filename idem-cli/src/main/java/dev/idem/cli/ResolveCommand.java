@@ -20,7 +20,8 @@ import picocli.CommandLine.Command;
 import picocli.CommandLine.Option;
 import picocli.CommandLine.Parameters;
 
-@Command(name = "resolve", description = {"Settles a record whose outcome is unknown (OUTCOME_UNKNOWN), once you have"
+@Command(name = "resolve", mixinStandardHelpOptions = true, versionProvider = IdemCli.Version.class,
+    description = {"Settles a record whose outcome is unknown (OUTCOME_UNKNOWN), once you have"
     + " checked the external system:",
     "  --result JSON   the effect happened: complete the record with the result the first execution had, so that"
         + " every retry replays it. The JSON is checked against the command's result type from the application's"

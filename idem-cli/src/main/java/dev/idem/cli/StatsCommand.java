@@ -8,7 +8,8 @@ import java.util.Map;
 import picocli.CommandLine.Command;
 import picocli.CommandLine.Option;
 
-@Command(name = "stats", description = "Counts the table: records per scope and state (and how many expired), the"
+@Command(name = "stats", mixinStandardHelpOptions = true, versionProvider = IdemCli.Version.class,
+    description = "Counts the table: records per scope and state (and how many expired), the"
     + " oldest and newest record, IN_PROGRESS claims whose lease ended (a caller died or hangs), every OUTCOME_UNKNOWN"
     + " key (each needs an operator: resolve). Reads only.",
     footer = {"", "@|bold Exit codes|@: 0 done, 2 usage, 3 database error"})

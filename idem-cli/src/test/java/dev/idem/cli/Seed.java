@@ -10,6 +10,8 @@ import dev.idem.runtime.IdempotencyOutcomeUnknownException;
 import java.io.IOException;
 import java.io.OutputStream;
 import java.io.UncheckedIOException;
+import java.net.URISyntaxException;
+import java.net.URL;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.List;
@@ -52,10 +54,9 @@ final class Seed {
 
   /** A jar holding the test classes' manifests, as the application's jar would. */
   static Path applicationJar(Path directory) {
-    Path classes = Path.of("target", "test-classes");
     Path jar = directory.resolve("payments-app.jar");
     try (OutputStream file = Files.newOutputStream(jar); JarOutputStream out = new JarOutputStream(file);
-        Stream<Path> manifests = Files.list(classes.resolve("META-INF/idem"))) {
+        Stream<Path> manifests = Files.list(manifest().getParent())) {
       for (Path manifest : manifests.toList()) {
         out.putNextEntry(new JarEntry("META-INF/idem/" + manifest.getFileName()));
         out.write(Files.readAllBytes(manifest));
@@ -67,8 +68,16 @@ final class Seed {
     return jar;
   }
 
-  /** The manifest file of Payments, as the processor wrote it. */
+  /** The manifest file of Payments, as the processor wrote it into the test classes. */
   static Path manifest() {
-    return Path.of("target", "test-classes", "META-INF", "idem", Payments.class.getName() + ".json");
+    URL resource = Seed.class.getResource("/META-INF/idem/" + Payments.class.getName() + ".json");
+    if (resource == null || !resource.getProtocol().equals("file")) {
+      throw new IllegalStateException("The processor wrote no manifest of Payments into the test classes: " + resource);
+    }
+    try {
+      return Path.of(resource.toURI());
+    } catch (URISyntaxException e) {
+      throw new IllegalStateException(e);
+    }
   }
 }
