@@ -46,6 +46,9 @@ final class Cli {
   static Run jar(Map<String, String> environment, String... args) {
     List<String> command = new ArrayList<>();
     command.add(Path.of(System.getProperty("java.home"), "bin", "java").toString());
+    // A short-lived JVM: C1 only and the serial collector halve its start-up (each run is a new JVM).
+    command.add("-XX:TieredStopAtLevel=1");
+    command.add("-XX:+UseSerialGC");
     command.add("-jar");
     command.add(jar().toString());
     command.addAll(List.of(args));
