@@ -67,6 +67,14 @@ final class Output {
     return String.valueOf(value);
   }
 
+  /** At most {@code max} characters of a text, the rest as "...". */
+  static String abbreviate(String text, int max) {
+    if (text == null) {
+      return "-";
+    }
+    return text.length() <= max ? text : text.substring(0, max - 3) + "...";
+  }
+
   /** An instant as JSON text, null as null. */
   static String iso(Instant instant) {
     return instant == null ? null : instant.toString();

@@ -55,9 +55,9 @@ final class StatsCommand extends OperatorCommand {
     if (!stats.outcomeUnknown().isEmpty()) {
       List<List<?>> rows = new ArrayList<>();
       for (IdempotencyStats.Key key : stats.outcomeUnknown()) {
-        rows.add(List.of(key.scope(), key.key(), key.createdAt(), Output.text(key.problem())));
+        rows.add(List.of(key.scope(), key.key(), key.createdAt(), Output.abbreviate(key.problem(), 100)));
       }
-      Output.table(out(), List.of("SCOPE", "KEY", "CREATED", "PROBLEM"), rows);
+      Output.table(out(), List.of("SCOPE", "KEY", "CREATED", "PROBLEM (inspect shows all)"), rows);
     }
     if (stats.truncated()) {
       out().println();
