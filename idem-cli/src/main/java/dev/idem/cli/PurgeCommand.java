@@ -26,8 +26,11 @@ final class PurgeCommand extends OperatorCommand {
     AtomicLong batches = new AtomicLong();
     long deleted = session().admin().purgeExpired(batchSize, rows -> {
       long sum = total.addAndGet(rows);
-      err().println("purge: batch " + batches.incrementAndGet() + " deleted " + rows + " (" + sum + " so far)");
-      err().flush();
+      long batch = batches.incrementAndGet();
+      if (rows > 0 || batch == 1) { // the last batch of a run that found some is empty: nothing to report
+        err().println("purge: batch " + batch + " deleted " + rows + " (" + sum + " so far)");
+        err().flush();
+      }
     });
     if (json()) {
       Map<String, Object> done = new LinkedHashMap<>();

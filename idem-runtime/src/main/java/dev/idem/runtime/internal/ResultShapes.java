@@ -470,7 +470,13 @@ public final class ResultShapes {
     private Node parse() {
       Node node = parseElement();
       while (take("[]")) {
-        node = new Sequence("[]", node);
+        if (node instanceof Value value && value.name.equals("byte")) {
+          node = new Value("byte[]", false, v -> v.isTextual() || v.isBinary() ? null : "base64 text");
+        } else if (node instanceof Value value && value.name.equals("char")) {
+          node = new Value("char[]", false, v -> v.isTextual() ? null : "a JSON string");
+        } else {
+          node = new Sequence("[]", node);
+        }
       }
       return node;
     }

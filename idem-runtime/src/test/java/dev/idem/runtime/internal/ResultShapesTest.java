@@ -68,6 +68,10 @@ class ResultShapesTest {
     refused(shape, good.replace("{\"1\":2}", "{\"one\":2}"), "result.counts{one}(key)");
     refused(shape, good.replace("[1,2]", "[1,null]"), "result.scores[1] is null, but it is a int");
     refused(shape, good.replace("[\"x\"]", "\"x\""), "result.tags must be a JSON array (Set<java.lang.String>)");
+    // Jackson writes byte[] as base64 text and char[] as a string.
+    fits("shop.File{data:byte[],initials:char[]}", "{\"data\":\"AQID\",\"initials\":\"ab\"}");
+    refused("shop.File{data:byte[],initials:char[]}", "{\"data\":[1,2],\"initials\":\"ab\"}",
+        "result.data must be base64 text (byte[])");
   }
 
   @Test
