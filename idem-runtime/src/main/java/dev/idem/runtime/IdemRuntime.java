@@ -51,6 +51,11 @@ public final class IdemRuntime implements AutoCloseable {
     return new Builder();
   }
 
+  /** The engine, for {@link IdemAdmin}. */
+  IdemEngine engine() {
+    return engine;
+  }
+
   /** @return the dialect in use */
   public Dialect dialect() {
     return engine.dialect();
@@ -282,16 +287,19 @@ public final class IdemRuntime implements AutoCloseable {
   /**
    * Completes an {@code OUTCOME_UNKNOWN} record with the result the first execution had, as found in the external
    * system (e.g. the gateway's charge id), so that every retry replays it; the record keeps its expiry. Safe once the
-   * external effect is known to have happened; touches no other state (returns false for them). If this runtime has
-   * run the scope's command, the result must read as its result type (checked now, with its result shape stored);
-   * otherwise it is stored as given and checked at replay.
+   * external effect is known to have happened; touches no other state (returns false for them). The result is checked
+   * before anything is stored, and its result shape stored with it: if this runtime has run the scope's command, it
+   * must read as its result type; otherwise it must fit the result shape of the command's manifest on the class path
+   * ({@code META-INF/idem/*.json}, see {@link IdemManifest}), and without one it is refused. A tool outside the
+   * application passes the command from the application's manifest to {@link IdemAdmin#resolve}.
    *
    * @param scope the command's scope
    * @param key the composed idempotency key
    * @param resultJson the result as JSON, as idem stores it ({@code "null"} for a null result); null for a void
    *     command
    * @return whether an {@code OUTCOME_UNKNOWN} record was completed
-   * @throws IllegalArgumentException if the result does not read as the command's result type
+   * @throws IllegalArgumentException if the result does not read as the command's result type, or no command of the
+   *     scope is known (neither run here nor in a manifest on the class path)
    * @throws IdempotencyStoreException if the update fails
    */
   public boolean resolve(String scope, String key, String resultJson) {

@@ -319,7 +319,7 @@ abstract class SqlDialect {
   abstract boolean isLockNotAvailable(SQLException e);
 
   // ------------------------------------------------------------------------------------------------
-  // Operators (IdemRuntime.inspect / forget / resolve): one record by scope and key.
+  // Operators (IdemRuntime.inspect / forget / resolve, IdemAdmin): one record by scope and key, and the counts.
 
   /** SQL deleting one record whatever its state; parameters: scope, key. */
   final String forgetSql(String table) {
@@ -334,6 +334,42 @@ abstract class SqlDialect {
     return "UPDATE " + table + " SET state = '" + COMPLETED + "', result = ?, error_type = NULL,"
         + " result_shape = ?, owner_token = NULL, lease_until = NULL" + BY_KEY
         + " AND state = '" + OUTCOME_UNKNOWN + "'";
+  }
+
+  /**
+   * SQL deleting one record only while it is {@link #OUTCOME_UNKNOWN} (an operator found that its effect did not
+   * happen: the next call runs the command again); parameters: scope, key.
+   */
+  final String releaseOutcomeUnknownSql(String table) {
+    return "DELETE FROM " + table + BY_KEY + " AND state = '" + OUTCOME_UNKNOWN + "'";
+  }
+
+  /**
+   * SQL counting records per scope and state, with their oldest and newest creation and how many have expired;
+   * parameter: now. Columns: scope, state, count, min created_at, max created_at, expired count.
+   */
+  final String statsSql(String table) {
+    return "SELECT scope, state, COUNT(*), MIN(created_at), MAX(created_at),"
+        + " SUM(CASE WHEN expires_at <= ? THEN 1 ELSE 0 END) FROM " + table
+        + " GROUP BY scope, state ORDER BY scope, state";
+  }
+
+  /**
+   * SQL listing {@link #IN_PROGRESS} claims whose lease has ended (their owner died or is stuck), oldest lease
+   * first; parameter: now. Columns: scope, idem_key, owner_token, lease_until, created_at, result.
+   */
+  final String expiredLeasesSql(String table) {
+    return "SELECT scope, idem_key, owner_token, lease_until, created_at, result FROM " + table
+        + " WHERE state = '" + IN_PROGRESS + "' AND lease_until < ? ORDER BY lease_until, scope, idem_key";
+  }
+
+  /**
+   * SQL listing every {@link #OUTCOME_UNKNOWN} record, oldest first; no parameters. Columns: scope, idem_key,
+   * owner_token, lease_until, created_at, result (idem's note).
+   */
+  final String outcomeUnknownSql(String table) {
+    return "SELECT scope, idem_key, owner_token, lease_until, created_at, result FROM " + table
+        + " WHERE state = '" + OUTCOME_UNKNOWN + "' ORDER BY created_at, scope, idem_key";
   }
 
   // ------------------------------------------------------------------------------------------------
