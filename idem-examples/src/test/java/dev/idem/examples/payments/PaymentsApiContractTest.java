@@ -179,6 +179,16 @@ abstract class PaymentsApiContractTest extends DatabaseContract {
   }
 
   @Test
+  void healthAnswersWithoutTouchingTheDatabaseOrIdem() {
+    int executions = payments.executions.get();
+    HttpResponse<String> response = client.get(token(), "/health");
+
+    assertEquals(200, response.statusCode());
+    assertEquals("{\"status\":\"UP\"}", response.body());
+    assertEquals(executions, payments.executions.get(), "nothing ran");
+  }
+
+  @Test
   void aMissingKeyIs400() {
     String token = token();
     int executions = payments.executions.get();

@@ -1,0 +1,307 @@
+package dev.idem.benchmarks.http;
+
+import dev.idem.benchmarks.report.MachineInfo;
+import dev.idem.examples.payments.JdbcPayments;
+import dev.idem.examples.payments.PaymentsApi;
+import dev.idem.examples.payments.PaymentsServer;
+import dev.idem.http.jdk.JdkHttpServer;
+import dev.idem.testing.IsolatedDatabase;
+import dev.idem.testing.TestDatabase;
+import java.io.BufferedInputStream;
+import java.io.IOException;
+import java.io.InputStream;
+import java.io.OutputStream;
+import java.net.InetSocketAddress;
+import java.net.Socket;
+import java.nio.charset.StandardCharsets;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.util.ArrayList;
+import java.util.Arrays;
+import java.util.List;
+import java.util.Locale;
+import java.util.concurrent.CountDownLatch;
+import java.util.concurrent.atomic.AtomicLong;
+
+/**
+ * The example payments API under a keep-alive load, on both servers, against PostgreSQL: first executions (a new
+ * {@code Idempotency-Key} per request), replays (keys that already ran) and, as the baseline measured in the same
+ * run on the same server, {@code GET /health}, a handler that touches neither the database nor idem.
+ *
+ * <p>The load generator is this JVM: {@code bench.http.connections} (default 8) threads, each with one persistent
+ * HTTP/1.1 connection on which it sends a request, reads the whole response, and sends the next (no pipelining), as
+ * wrk does. Each workload runs {@code bench.http.seconds} (default 10) after a warm-up, and the three workloads are
+ * interleaved for {@code bench.http.rounds} (default 3) rounds; the report gives each rate's median over the rounds,
+ * its range, and the ratios to the trivial handler's rate in the same round. The server and the load generator share
+ * the machine's cores, so the absolute rates are this machine's; the ratios are the claim.
+ *
+ * <pre>
+ * mvn -B -q -Pbench -pl idem-benchmarks -am verify -DskipTests \
+ *     -Dbench.mainClass=dev.idem.benchmarks.http.HttpBenchmark [-Dbench.http.seconds=10]
+ * </pre>
+ * Writes {@code idem-benchmarks/target/BENCHMARKS-http.md} and prints it.
+ */
+// PaymentsServer.close() declares Exception (Jetty's stop()), which javac's "try" lint flags for try-with-resources.
+@SuppressWarnings("try")
+public final class HttpBenchmark {
+
+  private static final int CONNECTIONS = Integer.getInteger("bench.http.connections", 8);
+  private static final int SECONDS = Integer.getInteger("bench.http.seconds", 10);
+  private static final int ROUNDS = Integer.getInteger("bench.http.rounds", 3);
+  /** Keys created before the replay workload: each connection cycles through its share. */
+  private static final int REPLAY_KEYS = 2_000;
+
+  private enum Workload { TRIVIAL, FIRST_EXECUTION, REPLAY }
+
+  private HttpBenchmark() {}
+
+  public static void main(String[] args) throws Exception {
+    // Before any HttpServer exists in this JVM (see JdkHttpServer.sendWithoutDelay).
+    JdkHttpServer.sendWithoutDelay();
+    String loadBefore = MachineInfo.loadAverage();
+    StringBuilder report = new StringBuilder();
+    report.append("## HTTP: the example payments API under keep-alive load (PostgreSQL)\n\n")
+        .append("Load average before: ").append(loadBefore).append(". ").append(MachineInfo.cores())
+        .append(" cores, ").append(MachineInfo.cpuModel()).append(", ").append(MachineInfo.jvm()).append(".\n")
+        .append(CONNECTIONS).append(" persistent connections from the benchmark's own JVM, ").append(SECONDS)
+        .append(" s per workload, ").append(ROUNDS).append(" interleaved rounds; requests/s as median [min–max] over")
+        .append(" the rounds; ratios to `GET /health` on the same server in the same round.\n\n")
+        .append("| server | `GET /health` (trivial) | first executions | replays | first / trivial | replays / trivial")
+        .append(" | replay p50 / p99 latency |\n| --- | ---: | ---: | ---: | ---: | ---: | ---: |\n");
+    for (PaymentsServer.Kind kind : PaymentsServer.Kind.values()) {
+      report.append(run(kind)).append('\n');
+    }
+    report.append("\nLoad average after: ").append(MachineInfo.loadAverage()).append(".\n");
+    Path out = Path.of("target", "BENCHMARKS-http.md");
+    Files.createDirectories(out.getParent());
+    Files.writeString(out, report);
+    System.out.println(report);
+  }
+
+  private static String run(PaymentsServer.Kind kind) throws Exception {
+    IsolatedDatabase.Settings settings = new IsolatedDatabase.Settings("idem_h_", 20, 20, false);
+    try (IsolatedDatabase database = IsolatedDatabase.open(TestDatabase.POSTGRESQL, settings)) {
+      PaymentsApi api = PaymentsServer.api(database.dataSource(),
+          runtime -> new JdbcPayments(runtime, database.dataSource()));
+      try (PaymentsServer server = PaymentsServer.start(kind, 0, api)) {
+        int port = server.port();
+        // Warm-up (JIT, pool, server threads), then the keys the replay workload sends again.
+        measure(port, Workload.TRIVIAL, 3, "warm");
+        measure(port, Workload.FIRST_EXECUTION, 3, "warm");
+        createReplayKeys(port);
+        measure(port, Workload.REPLAY, 3, "warm");
+        database.execute("VACUUM ANALYZE"); // autovacuum is off on this machine
+        double[][] rates = new double[Workload.values().length][ROUNDS];
+        List<Long> replayLatencies = new ArrayList<>();
+        for (int round = 0; round < ROUNDS; round++) {
+          for (Workload workload : Workload.values()) {
+            Result result = measure(port, workload, SECONDS, "r" + round);
+            rates[workload.ordinal()][round] = result.rate();
+            if (workload == Workload.REPLAY) {
+              replayLatencies.addAll(result.latenciesMicros());
+            }
+            System.err.printf(Locale.ROOT, "%s round %d %s: %.0f req/s%n", kind, round, workload, result.rate());
+          }
+        }
+        double[] firstRatio = new double[ROUNDS];
+        double[] replayRatio = new double[ROUNDS];
+        for (int round = 0; round < ROUNDS; round++) {
+          firstRatio[round] = rates[Workload.FIRST_EXECUTION.ordinal()][round]
+              / rates[Workload.TRIVIAL.ordinal()][round];
+          replayRatio[round] = rates[Workload.REPLAY.ordinal()][round] / rates[Workload.TRIVIAL.ordinal()][round];
+        }
+        long[] latencies = replayLatencies.stream().mapToLong(Long::longValue).sorted().toArray();
+        return String.format(Locale.ROOT, "| %s | %s | %s | %s | %s | %s | %.2f / %.2f ms |",
+            kind.name().toLowerCase(Locale.ROOT), rate(rates[0]), rate(rates[1]), rate(rates[2]),
+            ratio(firstRatio), ratio(replayRatio),
+            percentile(latencies, 0.50) / 1000.0, percentile(latencies, 0.99) / 1000.0);
+      }
+    }
+  }
+
+  private static void createReplayKeys(int port) throws IOException {
+    try (Connection connection = new Connection(port)) {
+      for (int i = 0; i < REPLAY_KEYS; i++) {
+        int status = connection.exchange(payment("replay-" + i));
+        if (status != 201) {
+          throw new IllegalStateException("Creating replay key " + i + " answered " + status);
+        }
+      }
+    }
+  }
+
+  private record Result(double rate, List<Long> latenciesMicros) {}
+
+  /** One workload on {@link #CONNECTIONS} keep-alive connections for {@code seconds}. */
+  private static Result measure(int port, Workload workload, int seconds, String tag) throws Exception {
+    AtomicLong completed = new AtomicLong();
+    List<List<Long>> latencies = new ArrayList<>();
+    List<Thread> threads = new ArrayList<>();
+    List<Throwable> failures = new ArrayList<>();
+    CountDownLatch ready = new CountDownLatch(CONNECTIONS);
+    CountDownLatch start = new CountDownLatch(1);
+    long[] deadline = new long[1];
+    for (int c = 0; c < CONNECTIONS; c++) {
+      int connectionIndex = c;
+      List<Long> own = new ArrayList<>();
+      latencies.add(own);
+      Thread thread = new Thread(() -> {
+        try (Connection connection = new Connection(port)) {
+          ready.countDown();
+          start.await();
+          long n = 0;
+          while (System.nanoTime() < deadline[0]) {
+            byte[] request = switch (workload) {
+              case TRIVIAL -> health();
+              case FIRST_EXECUTION -> payment(tag + "-" + connectionIndex + "-" + n);
+              case REPLAY -> payment("replay-" + ((connectionIndex + n * CONNECTIONS) % REPLAY_KEYS));
+            };
+            long begin = System.nanoTime();
+            int status = connection.exchange(request);
+            long micros = (System.nanoTime() - begin) / 1_000;
+            int expected = workload == Workload.TRIVIAL ? 200 : 201;
+            if (status != expected) {
+              throw new IllegalStateException(workload + " answered " + status + ", expected " + expected);
+            }
+            own.add(micros);
+            n++;
+          }
+          completed.addAndGet(n);
+        } catch (Throwable e) {
+          synchronized (failures) {
+            failures.add(e);
+          }
+          ready.countDown();
+        }
+      }, "http-load-" + c);
+      threads.add(thread);
+      thread.start();
+    }
+    ready.await();
+    long begin = System.nanoTime();
+    deadline[0] = begin + seconds * 1_000_000_000L;
+    start.countDown();
+    for (Thread thread : threads) {
+      thread.join();
+    }
+    double elapsed = (System.nanoTime() - begin) / 1e9;
+    if (!failures.isEmpty()) {
+      throw new IllegalStateException(workload + " failed", failures.get(0));
+    }
+    List<Long> all = new ArrayList<>();
+    latencies.forEach(all::addAll);
+    return new Result(completed.get() / elapsed, all);
+  }
+
+  private static byte[] health() {
+    return ("GET /health HTTP/1.1\r\nHost: localhost\r\n\r\n").getBytes(StandardCharsets.US_ASCII);
+  }
+
+  private static byte[] payment(String key) {
+    String body = "{\"amountCents\":1250,\"currency\":\"EUR\"}";
+    return ("POST /payments HTTP/1.1\r\nHost: localhost\r\nAuthorization: Bearer bench-client\r\n"
+        + "Idempotency-Key: \"" + key + "\"\r\nContent-Type: application/json\r\nContent-Length: "
+        + body.length() + "\r\n\r\n" + body).getBytes(StandardCharsets.US_ASCII);
+  }
+
+  private static String rate(double[] rates) {
+    double[] sorted = rates.clone();
+    Arrays.sort(sorted);
+    return String.format(Locale.ROOT, "%,.0f [%,.0f–%,.0f]", median(sorted), sorted[0], sorted[sorted.length - 1]);
+  }
+
+  private static String ratio(double[] ratios) {
+    double[] sorted = ratios.clone();
+    Arrays.sort(sorted);
+    return String.format(Locale.ROOT, "%.2f [%.2f–%.2f]", median(sorted), sorted[0], sorted[sorted.length - 1]);
+  }
+
+  private static double median(double[] sorted) {
+    int n = sorted.length;
+    return n % 2 == 1 ? sorted[n / 2] : (sorted[n / 2 - 1] + sorted[n / 2]) / 2;
+  }
+
+  private static long percentile(long[] sorted, double p) {
+    return sorted.length == 0 ? 0 : sorted[Math.min(sorted.length - 1, (int) Math.floor(p * sorted.length))];
+  }
+
+  /**
+   * One persistent HTTP/1.1 connection: writes a request, reads the status line, the headers and the body (by
+   * Content-Length or chunked), so that the next request goes out on the same connection.
+   */
+  private static final class Connection implements AutoCloseable {
+    private final Socket socket;
+    private final OutputStream out;
+    private final InputStream in;
+
+    Connection(int port) throws IOException {
+      socket = new Socket();
+      socket.setTcpNoDelay(true);
+      socket.connect(new InetSocketAddress("127.0.0.1", port), 5_000);
+      socket.setSoTimeout(30_000);
+      out = socket.getOutputStream();
+      in = new BufferedInputStream(socket.getInputStream(), 16 * 1024);
+    }
+
+    int exchange(byte[] request) throws IOException {
+      out.write(request);
+      out.flush();
+      String statusLine = line();
+      int status = Integer.parseInt(statusLine.substring(9, 12));
+      long length = -1;
+      boolean chunked = false;
+      for (String header = line(); !header.isEmpty(); header = line()) {
+        String lower = header.toLowerCase(Locale.ROOT);
+        if (lower.startsWith("content-length:")) {
+          length = Long.parseLong(header.substring(15).trim());
+        } else if (lower.startsWith("transfer-encoding:") && lower.contains("chunked")) {
+          chunked = true;
+        } else if (lower.startsWith("connection:") && lower.contains("close")) {
+          throw new IOException("The server closed the keep-alive connection: " + statusLine);
+        }
+      }
+      if (chunked) {
+        for (long size = Long.parseLong(line().trim(), 16); size > 0; size = Long.parseLong(line().trim(), 16)) {
+          skip(size);
+          line();
+        }
+        line();
+      } else if (length > 0) {
+        skip(length);
+      }
+      return status;
+    }
+
+    private void skip(long bytes) throws IOException {
+      long left = bytes;
+      while (left > 0) {
+        long skipped = in.skip(left);
+        if (skipped <= 0) {
+          if (in.read() < 0) {
+            throw new IOException("Connection closed in a response body");
+          }
+          skipped = 1;
+        }
+        left -= skipped;
+      }
+    }
+
+    private String line() throws IOException {
+      StringBuilder line = new StringBuilder();
+      for (int c = in.read(); c != '\n'; c = in.read()) {
+        if (c < 0) {
+          throw new IOException("Connection closed in a response head");
+        }
+        if (c != '\r') {
+          line.append((char) c);
+        }
+      }
+      return line.toString();
+    }
+
+    @Override
+    public void close() throws IOException {
+      socket.close();
+    }
+  }
+}
