@@ -27,8 +27,10 @@ public @interface IdempotentCommand {
   String scope() default "";
 
   /**
-   * ISO-8601 duration for which a completed result is kept and replayed, e.g. {@code PT15M}, {@code P1D},
-   * {@code P30D}. After it, the key runs anew and the record may be purged.
+   * The dedup window: ISO-8601 duration for which a completed result is replayed and another payload refused as a
+   * reused key, e.g. {@code PT15M}, {@code P1D}, {@code P30D}. After it, the key runs anew and the record may be
+   * purged once the runtime's archive horizon passes too ({@code IdemRuntime.Builder.keepAfterDedupWindow}, default
+   * zero: purged right after the window).
    */
   String retention() default "P1D";
 

@@ -200,7 +200,8 @@ public final class IdemRuntime implements AutoCloseable {
   }
 
   /**
-   * Deletes records whose retention has passed, in batches of at most {@code batchSize} rows, each in
+   * Deletes records whose archive horizon has passed (their dedup window, the command's {@code retention}, plus
+   * {@link Builder#keepAfterDedupWindow}), in batches of at most {@code batchSize} rows, each in
    * its own short transaction on its own connection, until a batch deletes fewer rows.
    *
    * @param batchSize the most rows one statement deletes; keeps locks and undo small
@@ -307,6 +308,7 @@ public final class IdemRuntime implements AutoCloseable {
     private TransactionBinding transactionBinding;
     private Duration purgeInterval;
     private int purgeBatchSize;
+    private Duration keepAfterDedupWindow = Duration.ZERO;
 
     private Builder() {}
 
@@ -584,6 +586,27 @@ public final class IdemRuntime implements AutoCloseable {
     }
 
     /**
+     * How long records stay in the table after their dedup window ended, for audit and investigation: the archive
+     * horizon is each record's dedup window (its command's {@code retention}) plus this; default zero, so that the
+     * horizon equals the window. {@link IdemRuntime#purgeExpired(int)} and the scheduled purge delete a record only
+     * once its horizon has passed. A record past its dedup window but inside its horizon never replays and never
+     * refuses a reused key: the key runs anew, and its new record takes the old one's place (the table holds one
+     * record per key), so the audit copy of a key lasts until the key is reused or the horizon passes.
+     *
+     * @param keepAfterDedupWindow zero or more
+     * @return this builder
+     */
+    public Builder keepAfterDedupWindow(Duration keepAfterDedupWindow) {
+      Objects.requireNonNull(keepAfterDedupWindow, "keepAfterDedupWindow");
+      if (keepAfterDedupWindow.isNegative()) {
+        throw new IllegalArgumentException("keepAfterDedupWindow must be zero or more (a record is never purged"
+            + " inside its dedup window), got " + keepAfterDedupWindow);
+      }
+      this.keepAfterDedupWindow = keepAfterDedupWindow;
+      return this;
+    }
+
+    /**
      * Builds the runtime; detects the dialect (one connection) if none was set.
      *
      * @return the runtime
@@ -599,7 +622,7 @@ public final class IdemRuntime implements AutoCloseable {
       return new IdemRuntime(new IdemEngine(new IdemEngine.Settings(dataSource, chosen, tableName, maxKeyLength,
           allowedKeyPunctuation, clock, objectMapper, listener, resultCacheEnabled ? resultCacheSize : 0,
           transitionListener, logTransitions, maxResultSize, transactionBinding, purgeInterval, purgeBatchSize,
-          databaseTime, bodiesNeverCommitImplicitly)));
+          databaseTime, bodiesNeverCommitImplicitly, keepAfterDedupWindow)));
     }
   }
 }

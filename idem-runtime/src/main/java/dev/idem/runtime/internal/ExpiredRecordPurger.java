@@ -10,7 +10,8 @@ import java.sql.Statement;
 import javax.sql.DataSource;
 
 /**
- * Deletes records whose retention has passed, for {@link IdemRuntime#purgeExpired(int)}: in batches, each its own
+ * Deletes records whose archive horizon has passed (their dedup window plus the builder's
+ * {@link IdemRuntime.Builder#keepAfterDedupWindow keepAfterDedupWindow}), for {@link IdemRuntime#purgeExpired(int)}: in batches, each its own
  * short auto-commit transaction, so that a purge of millions of rows never holds many locks or much undo at once and
  * competes fairly with the commands writing the same table.
  */
@@ -22,9 +23,12 @@ final class ExpiredRecordPurger {
   private final DatabaseClock clock;
   private final TransactionManager transactions;
   private final String purgeSql;
+  /** How long a record stays after its dedup window ({@code expires_at}) ended; 0: the horizon is the window. */
+  private final long keepAfterDedupWindowMillis;
 
   ExpiredRecordPurger(DataSource dataSource, TransactionManager transactions, SqlDialect dialect, String tableName,
-      DatabaseClock clock) {
+      DatabaseClock clock, long keepAfterDedupWindowMillis) {
+    this.keepAfterDedupWindowMillis = keepAfterDedupWindowMillis;
     this.transactions = transactions;
     this.dataSource = dataSource;
     this.dialect = dialect;
@@ -47,7 +51,9 @@ final class ExpiredRecordPurger {
       if (!autoCommit) {
         connection.setAutoCommit(true);
       }
-      long now = clock.millis(connection);
+      // A record whose dedup window ended is no longer replayed nor refused (claims take it over), but stays for
+      // audit until its archive horizon: the purge deletes by the same expiry index, only later.
+      long now = clock.millis(connection) - keepAfterDedupWindowMillis;
       String selectSql = dialect.purgeSelectSql(tableName, connection.getMetaData());
       try {
         if (selectSql != null) {

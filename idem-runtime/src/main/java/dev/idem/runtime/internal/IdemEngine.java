@@ -93,7 +93,8 @@ public final class IdemEngine {
     this.transitions = new Transitions(transactions, dialect, settings.clock(), settings.transitionListener(),
         settings.logTransitions());
     this.schema = new SchemaInstaller(dataSource, dialect, tableName);
-    this.purger = new ExpiredRecordPurger(dataSource, transactions, dialect, tableName, clock);
+    this.purger = new ExpiredRecordPurger(dataSource, transactions, dialect, tableName, clock,
+        settings.keepAfterDedupWindow().toMillis());
     this.operations = new RecordOperations(transactions, dialect, tableName, results, cache, commandsByScope::get);
     this.scheduledPurge = settings.purgeInterval() == null ? null
         : new ScheduledPurge(purger, listener, tableName, settings.purgeInterval(), settings.purgeBatchSize());
@@ -120,13 +121,15 @@ public final class IdemEngine {
    * @param followDatabaseClock whether leases and expiry follow the database's clock (see {@link DatabaseClock})
    * @param bodiesNeverCommitImplicitly the application's promise that no TRANSACTIONAL body commits idem's transaction
    *     early (see {@link IdemRuntime.Builder#bodiesNeverCommitImplicitly(boolean)})
+   * @param keepAfterDedupWindow how long a purge keeps a record after its dedup window ended (see
+   *     {@link IdemRuntime.Builder#keepAfterDedupWindow(Duration)})
    */
   public record Settings(DataSource dataSource, Dialect dialect, String tableName, int maxKeyLength,
                          String allowedKeyPunctuation, Clock clock, ObjectMapper objectMapper,
                          IdempotencyListener listener, int resultCacheSize, TransitionListener transitionListener,
                          boolean logTransitions, int maxResultSize, TransactionBinding transactionBinding,
                          Duration purgeInterval, int purgeBatchSize, boolean followDatabaseClock,
-                         boolean bodiesNeverCommitImplicitly) {}
+                         boolean bodiesNeverCommitImplicitly, Duration keepAfterDedupWindow) {}
 
   /**
    * Registers how to get from a runtime to its engine; {@link IdemRuntime} does it once, in its class initializer.
