@@ -6,6 +6,7 @@ import dev.idem.runtime.internal.IdemEngine.Limits;
 import java.sql.Connection;
 import java.time.Clock;
 import java.time.Duration;
+import java.util.List;
 import java.util.Objects;
 import java.util.Optional;
 import java.util.regex.Pattern;
@@ -218,6 +219,29 @@ public final class IdemRuntime implements AutoCloseable {
   }
 
   /**
+   * With {@link RecordLayout#DAY_PARTITIONS}: creates the partitions of today (database time) and the next 7 days
+   * that do not exist yet. {@link #createSchema()} and every run of the scheduled purge do it too; call it when a
+   * claim failed because its day had no partition.
+   *
+   * @return the partitions created; empty if they all existed or another node's maintenance runs right now
+   * @throws IllegalStateException if the table is laid out as {@link RecordLayout#ONE_TABLE}
+   * @throws IdempotencyStoreException if a statement fails (partitions created before it stay)
+   */
+  public List<String> premakePartitions() {
+    return engine.premakePartitions();
+  }
+
+  /**
+   * With {@link RecordLayout#DAY_PARTITIONS}: the day partitions attached to the table, oldest first.
+   *
+   * @return the partitions
+   * @throws IllegalStateException if the table is laid out as {@link RecordLayout#ONE_TABLE}
+   */
+  public List<RecordPartition> partitions() {
+    return engine.partitions();
+  }
+
+  /**
    * Stops the scheduled purge ({@link Builder#purgeEvery}), waiting up to 5 seconds for a run in progress. Commands
    * keep working after it; without a scheduled purge it does nothing. Idempotent.
    */
@@ -309,6 +333,8 @@ public final class IdemRuntime implements AutoCloseable {
     private Duration purgeInterval;
     private int purgeBatchSize;
     private Duration keepAfterDedupWindow = Duration.ZERO;
+    private RecordLayout layout = RecordLayout.ONE_TABLE;
+    private String archiveSchema;
 
     private Builder() {}
 
@@ -607,6 +633,38 @@ public final class IdemRuntime implements AutoCloseable {
     }
 
     /**
+     * How the record table is laid out; default {@link RecordLayout#ONE_TABLE}. {@link RecordLayout#DAY_PARTITIONS}
+     * (PostgreSQL 14 and later) partitions it by day, so that retention drops whole days instead of deleting rows:
+     * {@link IdemRuntime#purgeExpired(int)} and the scheduled purge then drop the days whose records are all past
+     * their archive horizon and create the coming days' partitions ahead of time. {@link #build()} refuses it on
+     * other databases. CLAIM commands need a {@code ONE_TABLE} runtime (another table) for now.
+     *
+     * @param layout the layout
+     * @return this builder
+     */
+    public Builder layout(RecordLayout layout) {
+      this.layout = Objects.requireNonNull(layout, "layout");
+      return this;
+    }
+
+    /**
+     * With {@link RecordLayout#DAY_PARTITIONS}: move past days to {@code schema} (created if absent) instead of
+     * dropping them, for an archive the application reads or exports and drops itself.
+     *
+     * @param schema an unquoted schema name (letters, digits, underscores)
+     * @return this builder
+     */
+    public Builder archivePartitionsTo(String schema) {
+      Objects.requireNonNull(schema, "schema");
+      if (!schema.matches("[A-Za-z_][A-Za-z0-9_]*")) {
+        throw new IllegalArgumentException("archivePartitionsTo needs an unquoted schema name (letters, digits,"
+            + " underscores, not starting with a digit), got '" + schema + "'");
+      }
+      this.archiveSchema = schema;
+      return this;
+    }
+
+    /**
      * Builds the runtime; detects the dialect (one connection) if none was set.
      *
      * @return the runtime
@@ -619,10 +677,19 @@ public final class IdemRuntime implements AutoCloseable {
       }
       Dialect chosen = dialect != null ? dialect : Dialect.detect(dataSource);
       Limits.checkTableName(chosen, tableName);
+      if (layout == RecordLayout.DAY_PARTITIONS) {
+        if (chosen != Dialect.POSTGRESQL) {
+          throw new IllegalArgumentException(chosen + " keeps idem's records in one table: RecordLayout."
+              + layout + " needs PostgreSQL; build this runtime with RecordLayout.ONE_TABLE");
+        }
+        // Its partitions' names (<table>_pYYYYMMDD) are shorter than the expiry index's, checked above.
+      } else if (archiveSchema != null) {
+        throw new IllegalArgumentException("archivePartitionsTo needs RecordLayout.DAY_PARTITIONS");
+      }
       return new IdemRuntime(new IdemEngine(new IdemEngine.Settings(dataSource, chosen, tableName, maxKeyLength,
           allowedKeyPunctuation, clock, objectMapper, listener, resultCacheEnabled ? resultCacheSize : 0,
           transitionListener, logTransitions, maxResultSize, transactionBinding, purgeInterval, purgeBatchSize,
-          databaseTime, bodiesNeverCommitImplicitly, keepAfterDedupWindow)));
+          databaseTime, bodiesNeverCommitImplicitly, keepAfterDedupWindow, layout, archiveSchema)));
     }
   }
 }

@@ -198,6 +198,60 @@ abstract class BatchStatements {
   }
 
   /** Multi-row statements of up to {@link #ROWS_PER_STATEMENT} rows with RETURNING (MariaDB). */
+  /**
+   * {@link ArrayBound} on a {@link dev.idem.runtime.RecordLayout#DAY_PARTITIONS} table: the batch's per-key advisory
+   * locks and its one claiming statement travel in one round trip (see {@link SqlDialect#batchClaimSql}).
+   */
+  static final class DayPartitionedArrayBound extends BatchStatements {
+    private final String table;
+    private final String claimSql;
+
+    DayPartitionedArrayBound(SqlDialect dialect, String table) {
+      super(dialect, table);
+      this.table = table;
+      this.claimSql = dialect.batchClaimSql(table, 0);
+    }
+
+    @Override
+    Claimed claim(Connection connection, String scope, List<String> keys, List<String> fingerprints, long now,
+                  long expiresAt) throws SQLException {
+      try (PreparedStatement claim = connection.prepareStatement(claimSql)) {
+        String keyArray = ArrayBound.arrayLiteral(keys);
+        claim.setString(1, table + '\u001f' + scope + '\u001f');
+        claim.setString(2, keyArray);
+        claim.setString(3, keyArray);
+        claim.setString(4, ArrayBound.arrayLiteral(fingerprints));
+        claim.setString(5, scope);
+        claim.setLong(6, now);
+        claim.setLong(7, expiresAt);
+        claim.setInt(8, SqlDialect.dayBucket(now));
+        // A consumed message's dedup window is the batch command's retention: its records expire that long after.
+        claim.setInt(9, SqlDialect.dayBucket(now - (expiresAt - now)));
+        Set<String> inserted = new HashSet<>(keys.size() * 2);
+        Map<String, StoredRecord> recorded = new HashMap<>();
+        try {
+          claim.execute(); // the locks' row
+          if (!claim.getMoreResults()) {
+            throw new SQLException("The batch claim returned no rows", "XX000");
+          }
+          try (ResultSet rows = claim.getResultSet()) {
+            while (rows.next()) {
+              String state = rows.getString(2);
+              if (state == null) { // state is NOT NULL in the table: a row of the claim's RETURNING
+                inserted.add(rows.getString(1));
+              } else {
+                recorded.put(rows.getString(1), new StoredRecord(state, rows.getString(3), rows.getLong(4)));
+              }
+            }
+          }
+        } catch (SQLException e) {
+          throw SqlDialect.explainMissingPartition(e);
+        }
+        return new Claimed(inserted, recorded);
+      }
+    }
+  }
+
   static final class RowBound extends BatchStatements {
 
     RowBound(SqlDialect dialect, String table) {

@@ -25,16 +25,19 @@ final class ExpiredRecordPurger {
   private final String purgeSql;
   /** How long a record stays after its dedup window ({@code expires_at}) ended; 0: the horizon is the window. */
   private final long keepAfterDedupWindowMillis;
+  /** Day partitions: the purge drops whole days instead of deleting rows; null for one table. */
+  private final PartitionMaintenance partitions;
 
   ExpiredRecordPurger(DataSource dataSource, TransactionManager transactions, SqlDialect dialect, String tableName,
-      DatabaseClock clock, long keepAfterDedupWindowMillis) {
+      DatabaseClock clock, long keepAfterDedupWindowMillis, PartitionMaintenance partitions) {
     this.keepAfterDedupWindowMillis = keepAfterDedupWindowMillis;
+    this.partitions = partitions;
     this.transactions = transactions;
     this.dataSource = dataSource;
     this.dialect = dialect;
     this.tableName = tableName;
     this.clock = clock;
-    this.purgeSql = dialect.purgeSql(tableName);
+    this.purgeSql = partitions == null ? dialect.purgeSql(tableName) : null;
   }
 
   long purgeExpired(int batchSize) {
@@ -44,6 +47,10 @@ final class ExpiredRecordPurger {
       // be part of the caller's transaction anyway.
       throw new IllegalStateException("purgeExpired() runs its own short transactions on a connection of its own:"
           + " call it outside runtime.inTransaction(...), the application's transaction and commands' bodies");
+    }
+    if (partitions != null) {
+      // The days past their archive horizon go whole, and the coming days are created: no row is deleted.
+      return partitions.maintain(keepAfterDedupWindowMillis);
     }
     long total = 0;
     try (Connection connection = dataSource.getConnection()) {

@@ -7,6 +7,8 @@ import dev.idem.runtime.GeneratedCodeVersionException;
 import dev.idem.runtime.IdempotencyBrokenRecordException;
 import dev.idem.runtime.IdempotencyRecord;
 import dev.idem.runtime.IdemRuntime;
+import dev.idem.runtime.RecordLayout;
+import dev.idem.runtime.RecordPartition;
 import dev.idem.runtime.IdempotencyException;
 import dev.idem.runtime.IdempotencyKeyReusedException;
 import dev.idem.runtime.IdempotencyListener;
@@ -22,6 +24,7 @@ import java.time.Clock;
 import java.time.Duration;
 import java.time.Instant;
 import java.util.Collection;
+import java.util.List;
 import java.util.Objects;
 import java.util.Optional;
 import java.util.concurrent.ConcurrentHashMap;
@@ -56,6 +59,10 @@ public final class IdemEngine {
   private final BatchExecutor batches;
   private final Transitions transitions;
   private final SchemaInstaller schema;
+  /** How many days after today's the partition maintenance keeps created. */
+  static final int PARTITION_DAYS_AHEAD = 7;
+  /** The day partitions' maintenance; null for {@link RecordLayout#ONE_TABLE}. */
+  private final PartitionMaintenance partitions;
   private final ExpiredRecordPurger purger;
   private final RecordOperations operations;
   /** The built-in scheduled purge; null unless the builder asked for one. */
@@ -76,7 +83,7 @@ public final class IdemEngine {
   /** An engine on a given time (tests: a monotonic one over a clock that steps, see {@link DatabaseClock}). */
   IdemEngine(Settings settings, DatabaseClock clock) {
     DataSource dataSource = settings.dataSource();
-    this.dialect = SqlDialect.of(settings.dialect());
+    this.dialect = SqlDialect.of(settings.dialect(), settings.layout());
     this.tableName = settings.tableName();
     this.keys = new KeyComposer(settings.maxKeyLength(), settings.allowedKeyPunctuation());
     this.results = new ResultCodec(settings.objectMapper(), settings.maxResultSize());
@@ -92,9 +99,13 @@ public final class IdemEngine {
     this.batches = new BatchExecutor(transactions, records, dialect, tableName, keys, clock, listener);
     this.transitions = new Transitions(transactions, dialect, settings.clock(), settings.transitionListener(),
         settings.logTransitions());
+    this.partitions = dialect.layout() == RecordLayout.DAY_PARTITIONS
+        ? new PartitionMaintenance(dataSource, tableName, clock, listener, PARTITION_DAYS_AHEAD,
+            settings.archiveSchema())
+        : null;
     this.schema = new SchemaInstaller(dataSource, dialect, tableName);
     this.purger = new ExpiredRecordPurger(dataSource, transactions, dialect, tableName, clock,
-        settings.keepAfterDedupWindow().toMillis());
+        settings.keepAfterDedupWindow().toMillis(), partitions);
     this.operations = new RecordOperations(transactions, dialect, tableName, results, cache, commandsByScope::get);
     this.scheduledPurge = settings.purgeInterval() == null ? null
         : new ScheduledPurge(purger, listener, tableName, settings.purgeInterval(), settings.purgeBatchSize());
@@ -123,13 +134,16 @@ public final class IdemEngine {
    *     early (see {@link IdemRuntime.Builder#bodiesNeverCommitImplicitly(boolean)})
    * @param keepAfterDedupWindow how long a purge keeps a record after its dedup window ended (see
    *     {@link IdemRuntime.Builder#keepAfterDedupWindow(Duration)})
+   * @param layout the record table's layout
+   * @param archiveSchema where past day partitions go instead of being dropped, or null to drop them
    */
   public record Settings(DataSource dataSource, Dialect dialect, String tableName, int maxKeyLength,
                          String allowedKeyPunctuation, Clock clock, ObjectMapper objectMapper,
                          IdempotencyListener listener, int resultCacheSize, TransitionListener transitionListener,
                          boolean logTransitions, int maxResultSize, TransactionBinding transactionBinding,
                          Duration purgeInterval, int purgeBatchSize, boolean followDatabaseClock,
-                         boolean bodiesNeverCommitImplicitly, Duration keepAfterDedupWindow) {}
+                         boolean bodiesNeverCommitImplicitly, Duration keepAfterDedupWindow,
+                         RecordLayout layout, String archiveSchema) {}
 
   /**
    * Registers how to get from a runtime to its engine; {@link IdemRuntime} does it once, in its class initializer.
@@ -282,6 +296,11 @@ public final class IdemEngine {
       return replayCached(spec, key, fingerprint, cached);
     }
     if (spec.mode() == Mode.CLAIM) {
+      if (partitions != null) {
+        throw new IllegalStateException(spec.scope() + " is a CLAIM command, and CLAIM commands do not run on a"
+            + " table laid out as RecordLayout.DAY_PARTITIONS yet: give them a runtime of their own with"
+            + " RecordLayout.ONE_TABLE (another tableName)");
+      }
       return claims.execute(spec, key, fingerprint, body);
     }
     return transactional.execute(spec, key, fingerprint, body);
@@ -409,9 +428,35 @@ public final class IdemEngine {
     cache.clear();
   }
 
-  /** Creates the tables if absent. */
+  /** Creates the tables if absent, and for day partitions today's and the coming days' partitions. */
   public void createSchema() {
     schema.createSchema();
+    if (partitions != null) {
+      partitions.premake();
+    }
+  }
+
+  /**
+   * Creates today's and the coming days' partitions that do not exist yet.
+   *
+   * @return the partitions created; empty if another node's maintenance runs right now
+   */
+  public List<String> premakePartitions() {
+    List<String> created = requirePartitions().premake();
+    return created == null ? List.of() : created;
+  }
+
+  /** @return the day partitions attached to the table, oldest first */
+  public List<RecordPartition> partitions() {
+    return requirePartitions().partitions();
+  }
+
+  private PartitionMaintenance requirePartitions() {
+    if (partitions == null) {
+      throw new IllegalStateException("The table " + tableName + " has no day partitions: it is laid out as "
+          + "RecordLayout." + dialect.layout() + " (choose RecordLayout.DAY_PARTITIONS on the builder)");
+    }
+    return partitions;
   }
 
   /**

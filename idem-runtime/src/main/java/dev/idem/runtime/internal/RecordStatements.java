@@ -28,6 +28,7 @@ final class RecordStatements {
   }
 
   private final SqlDialect dialect;
+  private final String table;
   private final String claimSql;
   private final String selectSql;
   private final String takeOverSql;
@@ -37,6 +38,7 @@ final class RecordStatements {
 
   RecordStatements(SqlDialect dialect, String table) {
     this.dialect = dialect;
+    this.table = table;
     this.claimSql = dialect.claimSql(table);
     this.selectSql = dialect.selectSql(table);
     this.takeOverSql = dialect.takeOverSql(table);
@@ -52,12 +54,8 @@ final class RecordStatements {
   boolean claim(Connection connection, String scope, String key, String state, String fingerprint, long now,
       long expiresAt) throws SQLException {
     try (PreparedStatement claim = connection.prepareStatement(claimSql)) {
-      claim.setString(1, scope);
-      claim.setString(2, key);
-      claim.setString(3, state);
-      claim.setString(4, fingerprint);
-      claim.setLong(5, now);
-      claim.setLong(6, expiresAt);
+      // A transactional record's dedup window is its retention: it expires that long after its claim.
+      dialect.bindClaim(claim, table, scope, key, state, fingerprint, now, expiresAt, expiresAt - now);
       return dialect.claim(claim);
     }
   }
