@@ -232,6 +232,18 @@ public final class IdemRuntime implements AutoCloseable {
   }
 
   /**
+   * After {@link Builder#switchingFrom}: until when a record of the old table is inside its archive horizon (its
+   * latest expiry plus {@link Builder#keepAfterDedupWindow}); after that instant the old table can go.
+   *
+   * @return that instant, or empty if the old table holds no record
+   * @throws IllegalStateException if the runtime was not built with {@link Builder#switchingFrom}
+   * @throws IdempotencyStoreException if the query fails
+   */
+  public Optional<java.time.Instant> switchedTableLiveUntil() {
+    return engine.switchedTableLiveUntil();
+  }
+
+  /**
    * With {@link RecordLayout#DAY_PARTITIONS}: the day partitions attached to the table, oldest first.
    *
    * @return the partitions
@@ -335,6 +347,7 @@ public final class IdemRuntime implements AutoCloseable {
     private Duration keepAfterDedupWindow = Duration.ZERO;
     private RecordLayout layout = RecordLayout.ONE_TABLE;
     private String archiveSchema;
+    private String switchedFrom;
 
     private Builder() {}
 
@@ -665,6 +678,28 @@ public final class IdemRuntime implements AutoCloseable {
     }
 
     /**
+     * Switches a live system from {@link RecordLayout#ONE_TABLE} to {@link RecordLayout#DAY_PARTITIONS} without
+     * letting a duplicate through: this runtime writes its own day-partitioned {@link #tableName table}, and its
+     * claims also respect the live records of {@code oneTable}, the table the one-table runtimes wrote (a key
+     * recorded there inside its dedup window replays from it, or is refused with another payload). Stop the
+     * one-table runtimes first; {@link IdemRuntime#createSchema()} then waits until no transaction writes
+     * {@code oneTable} any more. Once {@link IdemRuntime#switchedTableLiveUntil()} has passed, build the runtimes
+     * without this setting and drop {@code oneTable} (see the Retention guide).
+     *
+     * @param oneTable the one-table record table, unquoted
+     * @return this builder
+     */
+    public Builder switchingFrom(String oneTable) {
+      Objects.requireNonNull(oneTable, "oneTable");
+      if (!oneTable.matches("[A-Za-z_][A-Za-z0-9_]*")) {
+        throw new IllegalArgumentException("switchingFrom needs an unquoted table name (letters, digits,"
+            + " underscores, not starting with a digit), got '" + oneTable + "'");
+      }
+      this.switchedFrom = oneTable;
+      return this;
+    }
+
+    /**
      * Builds the runtime; detects the dialect (one connection) if none was set.
      *
      * @return the runtime
@@ -683,13 +718,19 @@ public final class IdemRuntime implements AutoCloseable {
               + layout + " needs PostgreSQL; build this runtime with RecordLayout.ONE_TABLE");
         }
         // Its partitions' names (<table>_pYYYYMMDD) are shorter than the expiry index's, checked above.
-      } else if (archiveSchema != null) {
-        throw new IllegalArgumentException("archivePartitionsTo needs RecordLayout.DAY_PARTITIONS");
+        if (tableName.equals(switchedFrom)) {
+          throw new IllegalArgumentException("switchingFrom names the one-table record table, which must differ"
+              + " from this runtime's day-partitioned tableName '" + tableName + "'");
+        }
+      } else if (archiveSchema != null || switchedFrom != null) {
+        throw new IllegalArgumentException((archiveSchema != null ? "archivePartitionsTo" : "switchingFrom")
+            + " needs RecordLayout.DAY_PARTITIONS");
       }
       return new IdemRuntime(new IdemEngine(new IdemEngine.Settings(dataSource, chosen, tableName, maxKeyLength,
           allowedKeyPunctuation, clock, objectMapper, listener, resultCacheEnabled ? resultCacheSize : 0,
           transitionListener, logTransitions, maxResultSize, transactionBinding, purgeInterval, purgeBatchSize,
-          databaseTime, bodiesNeverCommitImplicitly, keepAfterDedupWindow, layout, archiveSchema)));
+          databaseTime, bodiesNeverCommitImplicitly, keepAfterDedupWindow, layout, archiveSchema,
+          switchedFrom)));
     }
   }
 }

@@ -63,6 +63,8 @@ public final class IdemEngine {
   static final int PARTITION_DAYS_AHEAD = 7;
   /** The day partitions' maintenance; null for {@link RecordLayout#ONE_TABLE}. */
   private final PartitionMaintenance partitions;
+  private final DataSource dataSource;
+  private final long keepAfterDedupWindowMillis;
   private final ExpiredRecordPurger purger;
   private final RecordOperations operations;
   /** The built-in scheduled purge; null unless the builder asked for one. */
@@ -83,7 +85,7 @@ public final class IdemEngine {
   /** An engine on a given time (tests: a monotonic one over a clock that steps, see {@link DatabaseClock}). */
   IdemEngine(Settings settings, DatabaseClock clock) {
     DataSource dataSource = settings.dataSource();
-    this.dialect = SqlDialect.of(settings.dialect(), settings.layout());
+    this.dialect = SqlDialect.of(settings.dialect(), settings.layout(), settings.switchedFrom());
     this.tableName = settings.tableName();
     this.keys = new KeyComposer(settings.maxKeyLength(), settings.allowedKeyPunctuation());
     this.results = new ResultCodec(settings.objectMapper(), settings.maxResultSize());
@@ -99,6 +101,8 @@ public final class IdemEngine {
     this.batches = new BatchExecutor(transactions, records, dialect, tableName, keys, clock, listener);
     this.transitions = new Transitions(transactions, dialect, settings.clock(), settings.transitionListener(),
         settings.logTransitions());
+    this.dataSource = dataSource;
+    this.keepAfterDedupWindowMillis = settings.keepAfterDedupWindow().toMillis();
     this.partitions = dialect.layout() == RecordLayout.DAY_PARTITIONS
         ? new PartitionMaintenance(dataSource, tableName, clock, listener, PARTITION_DAYS_AHEAD,
             settings.archiveSchema())
@@ -136,6 +140,7 @@ public final class IdemEngine {
    *     {@link IdemRuntime.Builder#keepAfterDedupWindow(Duration)})
    * @param layout the record table's layout
    * @param archiveSchema where past day partitions go instead of being dropped, or null to drop them
+   * @param switchedFrom the one-table record table a day-partitioned runtime switched from, or null
    */
   public record Settings(DataSource dataSource, Dialect dialect, String tableName, int maxKeyLength,
                          String allowedKeyPunctuation, Clock clock, ObjectMapper objectMapper,
@@ -143,7 +148,7 @@ public final class IdemEngine {
                          boolean logTransitions, int maxResultSize, TransactionBinding transactionBinding,
                          Duration purgeInterval, int purgeBatchSize, boolean followDatabaseClock,
                          boolean bodiesNeverCommitImplicitly, Duration keepAfterDedupWindow,
-                         RecordLayout layout, String archiveSchema) {}
+                         RecordLayout layout, String archiveSchema, String switchedFrom) {}
 
   /**
    * Registers how to get from a runtime to its engine; {@link IdemRuntime} does it once, in its class initializer.
@@ -444,6 +449,23 @@ public final class IdemEngine {
   public List<String> premakePartitions() {
     List<String> created = requirePartitions().premake();
     return created == null ? List.of() : created;
+  }
+
+  /** @return until when a record of the table switched from is inside its archive horizon; empty if none is left */
+  public Optional<Instant> switchedTableLiveUntil() {
+    String oldTable = dialect.switchedFrom();
+    if (oldTable == null) {
+      throw new IllegalStateException("The runtime of " + tableName + " was not built with switchingFrom(...)");
+    }
+    try (Connection connection = dataSource.getConnection();
+        java.sql.Statement statement = connection.createStatement();
+        java.sql.ResultSet rs = statement.executeQuery("SELECT max(expires_at) FROM " + oldTable)) {
+      rs.next();
+      long latest = rs.getLong(1);
+      return rs.wasNull() ? Optional.empty() : Optional.of(Instant.ofEpochMilli(latest + keepAfterDedupWindowMillis));
+    } catch (java.sql.SQLException e) {
+      throw new IdempotencyStoreException("Reading the latest expiry of " + oldTable + " failed", e);
+    }
   }
 
   /** @return the day partitions attached to the table, oldest first */

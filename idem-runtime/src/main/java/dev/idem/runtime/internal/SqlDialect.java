@@ -27,7 +27,6 @@ abstract class SqlDialect {
   static final SqlDialect H2 = new H2Dialect();
   static final SqlDialect POSTGRESQL = new PostgresDialect();
   static final SqlDialect MARIADB = new MariaDbDialect();
-  static final SqlDialect POSTGRESQL_DAY_PARTITIONS = new DayPartitionedPostgresDialect();
 
   /** {@code idem_record.state} of a record whose outcome is stored (a batch's records: claimed with their work). */
   static final String COMPLETED = "COMPLETED";
@@ -74,8 +73,13 @@ abstract class SqlDialect {
     this.dialect = dialect;
   }
 
-  /** The SQL of {@code dialect} for the table laid out as {@code layout}. */
-  static SqlDialect of(Dialect dialect, RecordLayout layout) {
+  /**
+   * The SQL of {@code dialect} for the table laid out as {@code layout}.
+   *
+   * @param switchedFrom with {@link RecordLayout#DAY_PARTITIONS}: the one-table record table the runtime switched
+   *     from, whose live records claims still respect; null for none
+   */
+  static SqlDialect of(Dialect dialect, RecordLayout layout, String switchedFrom) {
     if (layout == RecordLayout.ONE_TABLE) {
       return of(dialect);
     }
@@ -83,7 +87,12 @@ abstract class SqlDialect {
       throw new IllegalArgumentException(dialect + " keeps idem's records in one table: RecordLayout." + layout
           + " needs PostgreSQL");
     }
-    return POSTGRESQL_DAY_PARTITIONS;
+    return new DayPartitionedPostgresDialect(switchedFrom);
+  }
+
+  /** The one-table record table this runtime switched from and still probes, or null. */
+  String switchedFrom() {
+    return null;
   }
 
   /** The SQL of {@code dialect}, one table. */
@@ -277,7 +286,7 @@ abstract class SqlDialect {
    * scope, key. Columns: state, fingerprint, result, error_type, expires_at, owner_token, lease_until,
    * result_shape, created_at.
    */
-  final String leaseSelectSql(String table) {
+  String leaseSelectSql(String table) {
     return "SELECT state, fingerprint, result, error_type, expires_at, owner_token, lease_until, result_shape,"
         + " created_at FROM " + table + BY_KEY;
   }
@@ -676,6 +685,28 @@ abstract class SqlDialect {
    */
   private static final class DayPartitionedPostgresDialect extends PostgresDialect {
 
+    /**
+     * The one-table record table of before the switch, or null. While its records are inside their dedup window,
+     * a claim also refuses to insert where it holds a live record of the key, and reads replay from it; nothing
+     * writes it any more (its writers were drained before the switch, see {@link SchemaInstaller}).
+     */
+    private final String switchedFrom;
+
+    DayPartitionedPostgresDialect(String switchedFrom) {
+      this.switchedFrom = switchedFrom;
+    }
+
+    @Override
+    String switchedFrom() {
+      return switchedFrom;
+    }
+
+    /** {@code AND NOT EXISTS} a live record of the key in the table switched from, or nothing. */
+    private String notLiveBeforeTheSwitch(String scope, String key, String now) {
+      return switchedFrom == null ? "" : " AND NOT EXISTS (SELECT 1 FROM " + switchedFrom + " o WHERE o.scope = "
+          + scope + " AND o.idem_key = " + key + " AND o.expires_at > " + now + ")";
+    }
+
 
     /** The advisory lock's text: table, scope and key with a separator no key or scope contains. */
     static String lockText(String table, String scope, String key) {
@@ -711,6 +742,7 @@ abstract class SqlDialect {
           + " SELECT scope, idem_key, state, fingerprint, created_at, expires_at, bucket FROM claim"
           + " WHERE NOT EXISTS (SELECT 1 FROM " + table + " w WHERE w.scope = claim.scope"
           + " AND w.idem_key = claim.idem_key AND w.bucket >= claim.first_bucket AND w.expires_at > claim.created_at)"
+          + notLiveBeforeTheSwitch("claim.scope", "claim.idem_key", "claim.created_at")
           + TAKE_OVER_EXPIRED_OF_TODAY;
     }
 
@@ -749,10 +781,33 @@ abstract class SqlDialect {
       }
     }
 
-    /** The latest record of the key, of all days. */
+    /** The latest record of the key, of all days (and of the table switched from). */
     @Override
     String selectSql(String table) {
-      return super.selectSql(table) + " ORDER BY expires_at DESC LIMIT 1";
+      return latestOf(super.selectSql(table));
+    }
+
+    /** The latest record of the key, of all days (and of the table switched from); for inspect. */
+    @Override
+    String leaseSelectSql(String table) {
+      return latestOf(super.leaseSelectSql(table));
+    }
+
+    /**
+     * A select by scope and key (two parameters) made to read the latest record of all days and, after a switch,
+     * of the old table too: the key's parameters bound once in a CTE, each table read by its primary key.
+     */
+    private String latestOf(String byKey) {
+      if (switchedFrom == null) {
+        return byKey + " ORDER BY expires_at DESC LIMIT 1";
+      }
+      int from = byKey.indexOf(" FROM ");
+      String columns = byKey.substring("SELECT ".length(), from);
+      String table = byKey.substring(from + " FROM ".length(), byKey.indexOf(" WHERE "));
+      return "WITH k AS (SELECT ?::varchar AS s, ?::varchar AS i) SELECT " + columns + " FROM (SELECT " + columns
+          + " FROM " + table + " r, k WHERE r.scope = k.s AND r.idem_key = k.i UNION ALL SELECT " + columns
+          + " FROM " + switchedFrom + " o, k WHERE o.scope = k.s AND o.idem_key = k.i) latest"
+          + " ORDER BY expires_at DESC LIMIT 1";
     }
 
     @Override
@@ -776,7 +831,11 @@ abstract class SqlDialect {
           + " ?::int AS bucket, ?::int AS first_bucket),"
           + " live AS (SELECT w.idem_key, w.state, w.fingerprint, w.expires_at FROM m CROSS JOIN c JOIN " + table
           + " w ON w.scope = c.scope AND w.idem_key = m.idem_key AND w.bucket >= c.first_bucket"
-          + " AND w.expires_at > c.created_at),"
+          + " AND w.expires_at > c.created_at"
+          + (switchedFrom == null ? "" : " UNION ALL SELECT o.idem_key, o.state, o.fingerprint, o.expires_at FROM m"
+              + " CROSS JOIN c JOIN " + switchedFrom + " o ON o.scope = c.scope AND o.idem_key = m.idem_key"
+              + " AND o.expires_at > c.created_at")
+          + "),"
           + " inserted AS (INSERT INTO " + table + " AS r (scope, idem_key, state, fingerprint, created_at,"
           + " expires_at, bucket) SELECT c.scope, m.idem_key, '" + COMPLETED + "', m.fingerprint, c.created_at,"
           + " c.expires_at, c.bucket FROM m CROSS JOIN c"

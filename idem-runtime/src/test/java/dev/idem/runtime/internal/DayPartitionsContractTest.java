@@ -355,4 +355,141 @@ abstract class DayPartitionsContractTest extends DatabaseContract {
     assertEquals(3, drops.stream().filter(e -> e.endsWith(" 5")).count(), drops.toString());
     assertNotNull(runtime.partitions());
   }
+
+  // ---- switching a live system from one table
+
+  private long waitingLocksOn(String table) {
+    return count("SELECT count(*) FROM pg_locks l JOIN pg_class c ON c.oid = l.relation WHERE c.relname = '" + table
+        + "' AND NOT l.granted");
+  }
+
+  @Test
+  void theSwitchFromOneTableUnderLoadLetsNoDuplicateThrough() throws Exception {
+    database.execute("DROP TABLE IF EXISTS legacy_record", "DROP TABLE IF EXISTS switched_record");
+    clock.set(Instant.parse("2030-01-01T20:00:00Z"));
+    IdemRuntime oneTable = IdemRuntime.builder().dataSource(database.dataSource()).tableName("legacy_record")
+        .clock(clock).databaseTime(false).build();
+    oneTable.createSchema();
+    java.util.concurrent.atomic.AtomicReference<IdemRuntime> current =
+        new java.util.concurrent.atomic.AtomicReference<>(oneTable);
+    java.util.concurrent.locks.ReadWriteLock deploy = new java.util.concurrent.locks.ReentrantReadWriteLock();
+    AtomicBoolean stop = new AtomicBoolean();
+    AtomicInteger calls = new AtomicInteger();
+    ExecutorService traffic = Executors.newFixedThreadPool(4);
+    List<Future<?>> workers = new ArrayList<>();
+    for (int t = 0; t < 4; t++) {
+      int seed = t;
+      workers.add(traffic.submit(() -> {
+        java.util.Random random = new java.util.Random(seed);
+        while (!stop.get()) {
+          String key = "s-" + random.nextInt(150);
+          deploy.readLock().lock(); // a call runs on one runtime, start to end
+          try {
+            pay(current.get(), key, 7, new AtomicInteger());
+            calls.incrementAndGet();
+          } finally {
+            deploy.readLock().unlock();
+          }
+        }
+        return null;
+      }));
+    }
+    try {
+      while (calls.get() < 300) {
+        Thread.sleep(10);
+      }
+      IdemRuntime switched;
+      deploy.writeLock().lock(); // the deploy: the one-table runtimes drained and stopped
+      try {
+        oneTable.close();
+        switched = builder(clock).tableName("switched_record").switchingFrom("legacy_record").build();
+        switched.createSchema();
+        current.set(switched);
+      } finally {
+        deploy.writeLock().unlock();
+      }
+      int atSwitch = calls.get();
+      while (calls.get() < atSwitch + 600) {
+        Thread.sleep(10);
+      }
+      clock.advance(Duration.ofHours(6)); // past midnight: the new table's next day
+      int afterMidnight = calls.get();
+      while (calls.get() < afterMidnight + 300) {
+        Thread.sleep(10);
+      }
+    } finally {
+      stop.set(true);
+      traffic.shutdown();
+    }
+    for (Future<?> worker : workers) {
+      worker.get(30, TimeUnit.SECONDS);
+    }
+    assertEquals(0, count("SELECT count(*) FROM (SELECT k FROM executions GROUP BY k HAVING count(*) > 1) twice"),
+        "every key ran once, before or after the switch");
+    assertTrue(count("SELECT count(*) FROM legacy_record") > 0);
+    assertEquals(0, count("SELECT count(*) FROM switched_record r JOIN legacy_record o"
+        + " ON o.scope = r.scope AND o.idem_key = r.idem_key"), "no key recorded on both sides of the switch");
+
+    IdemRuntime switched = current.get();
+    Instant liveUntil = switched.switchedTableLiveUntil().orElseThrow();
+    clock.set(liveUntil);
+    AtomicInteger runs = new AtomicInteger();
+    String oldKey = "s-0";
+    assertEquals(1, count("SELECT count(*) FROM legacy_record WHERE idem_key = '" + oldKey + "'"));
+    runtime.premakePartitions();
+    switched.premakePartitions();
+    assertEquals("paid 7 (run 1)", pay(switched, oldKey, 7, runs), "past the old table's window: runs anew");
+    switched.close();
+    database.execute("DROP TABLE legacy_record", "DROP TABLE switched_record");
+  }
+
+  /**
+   * A claim of the old layout still uncommitted when the switch happens: {@code createSchema()} of the switched
+   * runtime waits for it, so that the new runtime's first call of that key replays it instead of running again.
+   */
+  @Test
+  void theSwitchWaitsForTheOldLayoutsUncommittedClaims() throws Exception {
+    database.execute("DROP TABLE IF EXISTS legacy_inflight", "DROP TABLE IF EXISTS switched_inflight");
+    clock.set(Instant.parse("2030-01-01T20:00:00Z"));
+    IdemRuntime oneTable = IdemRuntime.builder().dataSource(database.dataSource()).tableName("legacy_inflight")
+        .clock(clock).databaseTime(false).build();
+    oneTable.createSchema();
+    CountDownLatch bodyRuns = new CountDownLatch(1);
+    CountDownLatch release = new CountDownLatch(1);
+    AtomicInteger runs = new AtomicInteger();
+    ExecutorService threads = Executors.newFixedThreadPool(2);
+    try {
+      Future<String> inFlight = threads.submit(() -> IdemEngine.of(oneTable).execute(PAY, new Object[] {"f-1"},
+          new Object[] {5L}, () -> {
+            bodyRuns.countDown();
+            release.await();
+            return "paid 5 (run " + runs.incrementAndGet() + ")";
+          }));
+      bodyRuns.await();
+      IdemRuntime switched = builder(clock).tableName("switched_inflight").switchingFrom("legacy_inflight").build();
+      Future<?> createSchema = threads.submit(() -> {
+        switched.createSchema();
+        return null;
+      });
+      while (!createSchema.isDone() && waitingLocksOn("legacy_inflight") == 0) {
+        Thread.sleep(10);
+      }
+      // If the switch did not wait, this call would not see the uncommitted claim and run the key a second time.
+      if (createSchema.isDone()) {
+        pay(switched, "f-1", 5, runs);
+      }
+      release.countDown();
+      assertEquals("paid 5 (run 1)", inFlight.get(30, TimeUnit.SECONDS));
+      createSchema.get(30, TimeUnit.SECONDS);
+      assertEquals("paid 5 (run 1)", pay(switched, "f-1", 5, runs), "replayed from the old table");
+      assertThrows(IdempotencyKeyReusedException.class, () -> pay(switched, "f-1", 6, runs));
+      assertEquals(1, runs.get());
+      switched.close();
+    } finally {
+      release.countDown();
+      threads.shutdownNow();
+      oneTable.close();
+    }
+    database.execute("DROP TABLE legacy_inflight", "DROP TABLE switched_inflight");
+  }
 }

@@ -1,0 +1,98 @@
+package dev.idem.integration.migrations;
+
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertNotNull;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+import dev.idem.runtime.IdemRuntime;
+import dev.idem.runtime.RecordLayout;
+import dev.idem.testing.DatabaseContract;
+import dev.idem.testing.TestDatabase;
+import java.io.IOException;
+import java.io.InputStream;
+import java.nio.charset.StandardCharsets;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.concurrent.atomic.AtomicInteger;
+import org.flywaydb.core.Flyway;
+import org.flywaydb.core.api.output.MigrateResult;
+import org.junit.jupiter.api.Test;
+
+/**
+ * The day-partitioned layout's Flyway location ({@code classpath:dev/idem/runtime/flyway/postgresql-day-partitions})
+ * runs the statements of {@code schema/postgresql-day-partitions.sql}; a runtime that never calls
+ * {@code createSchema()} makes its partitions and runs a command on the migrated table.
+ */
+class PostgresDayPartitionsFlywayTest extends DatabaseContract {
+
+  private MigrateResult migration;
+
+  @Override
+  protected TestDatabase database() {
+    return TestDatabase.POSTGRESQL;
+  }
+
+  @Override
+  protected void prepare() {
+    migration = Flyway.configure().dataSource(database.dataSource())
+        .locations("classpath:dev/idem/runtime/flyway/postgresql-day-partitions").table("idem_schema_history")
+        .load().migrate();
+  }
+
+  @Test
+  void theMigrationRunsTheSchemaResourcesStatements() throws IOException {
+    assertEquals(2, migration.migrationsExecuted);
+    assertEquals(statements(resource("dev/idem/runtime/schema/postgresql-day-partitions.sql")),
+        statements(resource("dev/idem/runtime/flyway/postgresql-day-partitions/V1__idem_record_day_partitions.sql")));
+    assertEquals(statements(resource("dev/idem/runtime/schema/transition-log-postgresql.sql")),
+        statements(resource("dev/idem/runtime/flyway/postgresql-day-partitions/V2__idem_transition_log.sql")));
+  }
+
+  @Test
+  void aRuntimeMakesItsPartitionsAndRunsCommandsOnTheMigratedTable() {
+    try (IdemRuntime runtime = IdemRuntime.builder().dataSource(database.dataSource())
+        .layout(RecordLayout.DAY_PARTITIONS).build()) {
+      assertTrue(runtime.premakePartitions().size() >= 8, "today and the coming week");
+      AtomicInteger credits = new AtomicInteger();
+      Ledger ledger = new Ledger_Idempotent(new Ledger() {
+        @Override
+        public String credit(String requestId, long amount) {
+          credits.incrementAndGet();
+          return "credited " + amount;
+        }
+
+        @Override
+        public String notifyCustomer(String messageId, String text) {
+          throw new AssertionError("not called");
+        }
+      }, runtime);
+      assertEquals("credited 5", ledger.credit("r-1", 5));
+      runtime.clearResultCache();
+      assertEquals("credited 5", ledger.credit("r-1", 5));
+      assertEquals(1, credits.get());
+    }
+  }
+
+  private static String resource(String name) throws IOException {
+    try (InputStream in = IdemRuntime.class.getResourceAsStream("/" + name)) {
+      assertNotNull(in, name);
+      return new String(in.readAllBytes(), StandardCharsets.UTF_8);
+    }
+  }
+
+  private static List<String> statements(String script) {
+    StringBuilder code = new StringBuilder();
+    for (String line : script.split("\n")) {
+      int comment = line.indexOf("--");
+      code.append(comment >= 0 ? line.substring(0, comment) : line).append(' ');
+    }
+    List<String> statements = new ArrayList<>();
+    for (String statement : code.toString().split(";")) {
+      String normalized = statement.strip().replaceAll("\\s+", " ");
+      if (!normalized.isEmpty()) {
+        statements.add(normalized);
+      }
+    }
+    return statements;
+  }
+}
