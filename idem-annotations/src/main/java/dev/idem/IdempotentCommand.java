@@ -34,6 +34,17 @@ public @interface IdempotentCommand {
    */
   String retention() default "P1D";
 
+  /**
+   * Whether the key's first part carries the time it was made ({@link KeyTime#UUID_V7}, {@link KeyTime#ULID}), as
+   * producers' message ids often do; default {@link KeyTime#NONE}. On a runtime whose records are partitioned by day
+   * ({@code RecordLayout.DAY_PARTITIONS}), a key that carries its time is filed under the day of that time, so
+   * that every retry of it meets the first record in one partition: the claim is one {@code INSERT … ON CONFLICT}
+   * without the per-key lock and the probe of the dedup window's days. A key whose time lies outside the dedup
+   * window (or more than a day ahead) is refused as invalid. On one table it changes nothing. The processor checks
+   * that the first key part is a {@code String} (or a {@code UUID} for {@code UUID_V7}).
+   */
+  KeyTime keyTime() default KeyTime.NONE;
+
   /** How the key is claimed relative to the delegate's work. */
   Mode mode() default Mode.TRANSACTIONAL;
 

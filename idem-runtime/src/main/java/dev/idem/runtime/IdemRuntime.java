@@ -219,7 +219,7 @@ public final class IdemRuntime implements AutoCloseable {
   }
 
   /**
-   * With {@link RecordLayout#DAY_PARTITIONS}: creates the partitions of today (database time) and the next 7 days
+   * With {@link RecordLayout#DAY_PARTITIONS}: creates the partitions of yesterday, today (database time) and the next 7 days
    * that do not exist yet. {@link #createSchema()} and every run of the scheduled purge do it too; call it when a
    * claim failed because its day had no partition.
    *

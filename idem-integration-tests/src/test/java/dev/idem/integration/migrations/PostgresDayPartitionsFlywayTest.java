@@ -2,6 +2,7 @@ package dev.idem.integration.migrations;
 
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertNotNull;
+import static org.junit.jupiter.api.Assertions.assertThrows;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import dev.idem.runtime.IdemRuntime;
@@ -94,5 +95,38 @@ class PostgresDayPartitionsFlywayTest extends DatabaseContract {
       }
     }
     return statements;
+  }
+
+  @Test
+  void generatedCodeFilesATimeCarryingKeyUnderItsOwnDay() {
+    try (IdemRuntime runtime = IdemRuntime.builder().dataSource(database.dataSource())
+        .layout(RecordLayout.DAY_PARTITIONS).build()) {
+      runtime.premakePartitions();
+      AtomicInteger runs = new AtomicInteger();
+      KeyTimedPayments payments = new KeyTimedPayments_Idempotent(
+          (paymentId, amount) -> "paid " + amount + " (run " + runs.incrementAndGet() + ")", runtime);
+      // A minute before today's midnight: yesterday, inside the two-day window; a claim today files it there.
+      long yesterday = Math.floorDiv(System.currentTimeMillis(), 86_400_000L) * 86_400_000L - 60_000L;
+      java.util.UUID key = new java.util.UUID((yesterday << 16) | 0x7000L, 0x8000_0000_0000_0001L);
+      assertEquals("paid 3 (run 1)", payments.pay(key, 3));
+      runtime.clearResultCache();
+      assertEquals("paid 3 (run 1)", payments.pay(key, 3));
+      assertEquals(Math.floorDiv(yesterday, 86_400_000L), count("SELECT bucket FROM idem_record WHERE idem_key = '"
+          + key + "'"), "filed under the day the key carries");
+      java.util.UUID stale = new java.util.UUID(((yesterday - 2 * 86_400_000L) << 16) | 0x7000L, 1L);
+      assertThrows(dev.idem.runtime.InvalidIdempotencyKeyException.class, () -> payments.pay(stale, 3),
+          "older than the two-day retention");
+    }
+  }
+
+  private long count(String sql) {
+    try (java.sql.Connection connection = database.dataSource().getConnection();
+        java.sql.Statement statement = connection.createStatement();
+        java.sql.ResultSet rs = statement.executeQuery(sql)) {
+      rs.next();
+      return rs.getLong(1);
+    } catch (java.sql.SQLException e) {
+      throw new IllegalStateException(e);
+    }
   }
 }

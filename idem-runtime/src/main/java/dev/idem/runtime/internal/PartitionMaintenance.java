@@ -82,7 +82,8 @@ final class PartitionMaintenance {
   }
 
   /**
-   * Creates the partitions of today (database time) and the next {@code daysAhead} days that do not exist yet.
+   * Creates the partitions of yesterday, today (database time) and the next {@code daysAhead} days that do not exist
+   * yet.
    *
    * @return the partitions created, or null if another node's maintenance holds the table's lock
    */
@@ -169,7 +170,9 @@ final class PartitionMaintenance {
     List<Integer> attached = attachedBuckets(connection);
     List<String> created = new ArrayList<>();
     int today = SqlDialect.dayBucket(now);
-    for (int bucket = today; bucket <= today + daysAhead; bucket++) {
+    // From yesterday: a key that carries its time may have been made before midnight, and a runtime's first day
+    // must take it too.
+    for (int bucket = today - 1; bucket <= today + daysAhead; bucket++) {
       if (attached.contains(bucket)) {
         continue;
       }
@@ -228,8 +231,8 @@ final class PartitionMaintenance {
     }
     int today = SqlDialect.dayBucket(now);
     for (int bucket : attachedBuckets(connection)) {
-      if (bucket >= today) {
-        break;
+      if (bucket >= today - 1) {
+        break; // yesterday stays, as premake makes it (see there)
       }
       String partition = partitionOf(bucket);
       try (Statement statement = connection.createStatement();

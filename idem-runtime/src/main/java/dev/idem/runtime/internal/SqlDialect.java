@@ -183,6 +183,21 @@ abstract class SqlDialect {
   }
 
   /**
+   * SQL claiming a key under the day its id carries ({@code keyTime}), without a lock; null where the layout does
+   * not file records by day (one table: {@link #claimSql} is already unique on the key). Executed by
+   * {@link #claim(PreparedStatement)}; parameters bound by {@link #bindKeyTimeClaim}.
+   */
+  String keyTimeClaimSql(String table) {
+    return null;
+  }
+
+  /** Binds {@link #keyTimeClaimSql}'s parameters; {@code keyMillis} is the time the key carries. */
+  void bindKeyTimeClaim(PreparedStatement claim, String scope, String key, String state, String fingerprint,
+      long now, long expiresAt, long keyMillis) throws SQLException {
+    throw new UnsupportedOperationException(this + " files no record by key time");
+  }
+
+  /**
    * Runs a claim statement ({@link #claimSql} or {@link #leaseClaimSql}).
    *
    * @return true if this transaction inserted the row, false if the key is already recorded
@@ -748,6 +763,32 @@ abstract class SqlDialect {
 
     static final String LOCK_KEY = "SELECT pg_advisory_xact_lock(hashtextextended(?, 0))";
 
+    /**
+     * A key that carries its time is filed under that time's day, which every retry of it computes alike, so that
+     * the primary key (scope, idem_key, bucket) alone makes it unique: one statement, no lock, no probe of other
+     * days. Parameters: scope, key, state, fingerprint, created_at, expires_at, the key's bucket.
+     */
+    @Override
+    String keyTimeClaimSql(String table) {
+      return "INSERT INTO " + table + " AS r (scope, idem_key, state, fingerprint, created_at, expires_at, bucket)"
+          + " SELECT * FROM (VALUES (?::varchar, ?::varchar, ?::varchar, ?::varchar, ?::bigint, ?::bigint, ?::int))"
+          + " AS claim (scope, idem_key, state, fingerprint, created_at, expires_at, bucket) WHERE true"
+          + notLiveBeforeTheSwitch("claim.scope", "claim.idem_key", "claim.created_at")
+          + TAKE_OVER_EXPIRED_OF_TODAY;
+    }
+
+    @Override
+    void bindKeyTimeClaim(PreparedStatement claim, String scope, String key, String state, String fingerprint,
+        long now, long expiresAt, long keyMillis) throws SQLException {
+      claim.setString(1, scope);
+      claim.setString(2, key);
+      claim.setString(3, state);
+      claim.setString(4, fingerprint);
+      claim.setLong(5, now);
+      claim.setLong(6, expiresAt);
+      claim.setInt(7, dayBucket(keyMillis));
+    }
+
     static final String TAKE_OVER_EXPIRED_OF_TODAY = " ON CONFLICT (scope, idem_key, bucket) DO UPDATE SET"
         + " state = EXCLUDED.state, fingerprint = EXCLUDED.fingerprint, result = NULL, error_type = NULL,"
         + " result_shape = NULL, owner_token = NULL, lease_until = NULL, created_at = EXCLUDED.created_at,"
@@ -767,12 +808,11 @@ abstract class SqlDialect {
       claim.setInt(9, dayBucket(now - windowMillis));
     }
 
-    /** The lock's row, then the insert's count. */
+    /** The lock's row (a claim by key time has none), then the insert's count. */
     @Override
     boolean claim(PreparedStatement claim) throws SQLException {
       try {
-        claim.execute(); // the lock's SELECT
-        if (claim.getMoreResults()) {
+        if (claim.execute() && claim.getMoreResults()) { // the lock's SELECT, then the insert
           throw new SQLException("The claim returned rows; expected an update count", "XX000");
         }
         return claim.getUpdateCount() == 1;

@@ -138,13 +138,14 @@ abstract class DayPartitionsContractTest extends DatabaseContract {
   }
 
   @Test
-  void partitionsAreMadeForTodayAndTheComingWeekWithoutADefaultPartition() {
+  void partitionsAreMadeFromYesterdayToTheComingWeekWithoutADefaultPartition() {
     List<RecordPartition> partitions = runtime.partitions();
-    assertEquals(LocalDate.parse("2030-01-01"), partitions.get(0).day());
+    assertEquals(LocalDate.parse("2029-12-31"), partitions.get(0).day(), "from yesterday");
     assertEquals(LocalDate.parse("2030-01-08"), partitions.get(partitions.size() - 1).day());
-    assertEquals(8, partitions.size());
-    assertEquals("idem_record_p20300101", partitions.get(0).name());
-    assertEquals(Instant.parse("2030-01-01T00:00:00Z"), partitions.get(0).from());
+    assertEquals(9, partitions.size());
+    assertEquals("idem_record_p20300101", partitions.get(1).name());
+    assertEquals(Instant.parse("2030-01-01T00:00:00Z"), partitions.get(1).from());
+    assertEquals(Instant.parse("2030-01-02T00:00:00Z"), partitions.get(1).until());
     assertEquals(List.of(), runtime.premakePartitions(), "all there: nothing to make");
     assertEquals(0, count("SELECT count(*) FROM pg_partitioned_table t JOIN pg_class c ON c.oid = t.partrelid"
         + " WHERE c.relname = 'idem_record' AND c.relnamespace = to_regnamespace(current_schema())::oid"
@@ -491,5 +492,68 @@ abstract class DayPartitionsContractTest extends DatabaseContract {
       oneTable.close();
     }
     database.execute("DROP TABLE legacy_inflight", "DROP TABLE switched_inflight");
+  }
+
+  // ---- keys that carry their time
+
+  private static final CommandSpec<String> PAY_BY_UUID_V7 = CommandSpec.builder("Payments.payV7",
+      ResultType.of(String.class)).retention(WINDOW).keyParts("id").payload("amount").keyTime(dev.idem.KeyTime.UUID_V7)
+      .build();
+
+  /** A UUID version 7 made at {@code at}: 48 bits of milliseconds, the version, random bits. */
+  private static String uuidV7(Instant at) {
+    String millis = String.format("%012x", at.toEpochMilli());
+    String random = UUID.randomUUID().toString();
+    return millis.substring(0, 8) + "-" + millis.substring(8) + "-7" + random.substring(15);
+  }
+
+  private String payV7(IdemRuntime on, String id, long amount, AtomicInteger runs) {
+    return IdemEngine.of(on).execute(PAY_BY_UUID_V7, new Object[] {id}, new Object[] {amount}, () -> {
+      recordExecution(on, id);
+      return "paid " + amount + " (run " + runs.incrementAndGet() + ")";
+    });
+  }
+
+  @Test
+  void keysThatCarryTheirTimeAreFiledUnderTheirDayAndRaceAcrossMidnightOnce() throws Exception {
+    MutableClock afterMidnight = new MutableClock(BEFORE_MIDNIGHT.plusMillis(150));
+    try (IdemRuntime tomorrow = builder(afterMidnight).build()) {
+      for (int round = 0; round < 10; round++) {
+        String key = uuidV7(BEFORE_MIDNIGHT.minusMillis(100));
+        AtomicInteger runs = new AtomicInteger();
+        List<String> results = race(8, caller -> payV7(caller % 2 == 0 ? runtime : tomorrow, key, 10, runs));
+        assertEquals(1, runs.get(), "round " + round + ": " + results);
+        assertTrue(results.stream().allMatch(results.get(0)::equals), results.toString());
+        assertEquals(SqlDialect.dayBucket(BEFORE_MIDNIGHT.toEpochMilli()), count("SELECT bucket FROM idem_record"
+            + " WHERE idem_key = '" + key + "'"), "filed under the key's day, whichever side claimed it");
+      }
+      String afterMidnightKey = uuidV7(BEFORE_MIDNIGHT.plusMillis(120));
+      AtomicInteger runs = new AtomicInteger();
+      payV7(runtime, afterMidnightKey, 5, runs); // claimed before midnight, filed under the key's day: tomorrow
+      assertEquals(SqlDialect.dayBucket(BEFORE_MIDNIGHT.toEpochMilli()) + 1, count("SELECT bucket FROM idem_record"
+          + " WHERE idem_key = '" + afterMidnightKey + "'"));
+      tomorrow.clearResultCache();
+      assertEquals("paid 5 (run 1)", payV7(tomorrow, afterMidnightKey, 5, runs));
+      assertThrows(IdempotencyKeyReusedException.class, () -> payV7(tomorrow, afterMidnightKey, 6, runs));
+    }
+  }
+
+  @Test
+  void aKeyWhoseTimeIsOutsideTheWindowOrUnreadableIsRefusedAndWritesNothing() {
+    AtomicInteger runs = new AtomicInteger();
+    dev.idem.runtime.InvalidIdempotencyKeyException stale = assertThrows(
+        dev.idem.runtime.InvalidIdempotencyKeyException.class,
+        () -> payV7(runtime, uuidV7(BEFORE_MIDNIGHT.minus(WINDOW).minusMillis(1)), 1, runs));
+    assertEquals(dev.idem.runtime.InvalidIdempotencyKeyException.KeyRule.KEY_TIME_IMPLAUSIBLE, stale.rule());
+    assertTrue(stale.getMessage().contains("outside its dedup window"), stale.getMessage());
+    assertEquals(dev.idem.runtime.InvalidIdempotencyKeyException.KeyRule.KEY_TIME_IMPLAUSIBLE, assertThrows(
+        dev.idem.runtime.InvalidIdempotencyKeyException.class,
+        () -> payV7(runtime, uuidV7(BEFORE_MIDNIGHT.plus(Duration.ofDays(2))), 1, runs)).rule());
+    assertEquals(dev.idem.runtime.InvalidIdempotencyKeyException.KeyRule.KEY_TIME_UNREADABLE, assertThrows(
+        dev.idem.runtime.InvalidIdempotencyKeyException.class,
+        () -> payV7(runtime, UUID.randomUUID().toString(), 1, runs)).rule(), "a version 4 UUID carries no time");
+    assertEquals(0, runs.get());
+    assertEquals(0, count("SELECT count(*) FROM idem_record"));
+    assertEquals("paid 1 (run 1)", payV7(runtime, uuidV7(BEFORE_MIDNIGHT.minus(WINDOW)), 1, runs), "just inside");
   }
 }
