@@ -650,7 +650,7 @@ public final class IdemRuntime implements AutoCloseable {
      * (PostgreSQL 14 and later) partitions it by day, so that retention drops whole days instead of deleting rows:
      * {@link IdemRuntime#purgeExpired(int)} and the scheduled purge then drop the days whose records are all past
      * their archive horizon and create the coming days' partitions ahead of time. {@link #build()} refuses it on
-     * other databases. CLAIM commands need a {@code ONE_TABLE} runtime (another table) for now.
+     * other databases.
      *
      * @param layout the layout
      * @return this builder

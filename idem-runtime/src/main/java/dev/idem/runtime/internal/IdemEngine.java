@@ -301,11 +301,6 @@ public final class IdemEngine {
       return replayCached(spec, key, fingerprint, cached);
     }
     if (spec.mode() == Mode.CLAIM) {
-      if (partitions != null) {
-        throw new IllegalStateException(spec.scope() + " is a CLAIM command, and CLAIM commands do not run on a"
-            + " table laid out as RecordLayout.DAY_PARTITIONS yet: give them a runtime of their own with"
-            + " RecordLayout.ONE_TABLE (another tableName)");
-      }
       return claims.execute(spec, key, fingerprint, body);
     }
     return transactional.execute(spec, key, fingerprint, body);

@@ -291,6 +291,22 @@ abstract class SqlDialect {
     return null;
   }
 
+  /**
+   * Binds {@link #leaseClaimSql}'s (and {@link #noWaitLeaseClaimSql}'s) parameters.
+   *
+   * @param table the record table (for the per-key lock of a partitioned layout)
+   */
+  void bindLeaseClaim(PreparedStatement claim, String table, String scope, String key, String fingerprint,
+      String ownerToken, long leaseUntil, long now, long expiresAt) throws SQLException {
+    claim.setString(1, scope);
+    claim.setString(2, key);
+    claim.setString(3, fingerprint);
+    claim.setString(4, ownerToken);
+    claim.setLong(5, leaseUntil);
+    claim.setLong(6, now);
+    claim.setLong(7, expiresAt);
+  }
+
   /** {@link #leaseClaimSql} for the dialects that guard it with NOT EXISTS. */
   static String leaseClaimUnlessRecordedSql(String table) {
     return "INSERT INTO " + table + String.format(LEASE_CLAIM_UNLESS_RECORDED, table);
@@ -762,6 +778,45 @@ abstract class SqlDialect {
     }
 
     static final String LOCK_KEY = "SELECT pg_advisory_xact_lock(hashtextextended(?, 0))";
+
+    /**
+     * A CLAIM command's claim: the lock, then an IN_PROGRESS record in today's partition unless a day holds a live
+     * record of the key. Every day is probed, not only the dedup window's: an extended lease keeps a record live
+     * past its first day's window (its day stays too: a day goes only once its latest expiry has passed). In
+     * auto-commit mode the two statements, sent before one Sync, run in one implicit transaction, which holds the
+     * lock until the insert commits. Parameters: the lock text; scope, key, fingerprint, owner_token, lease_until,
+     * created_at, expires_at, bucket.
+     */
+    @Override
+    String leaseClaimSql(String table) {
+      return LOCK_KEY + "; WITH claim AS (SELECT ?::varchar AS scope, ?::varchar AS idem_key,"
+          + " ?::varchar AS fingerprint, ?::varchar AS owner_token, ?::bigint AS lease_until, ?::bigint AS created_at,"
+          + " ?::bigint AS expires_at, ?::int AS bucket)"
+          + " INSERT INTO " + table + " AS r (scope, idem_key, state, fingerprint, owner_token, lease_until,"
+          + " created_at, expires_at, bucket) SELECT scope, idem_key, '" + IN_PROGRESS + "', fingerprint, owner_token,"
+          + " lease_until, created_at, expires_at, bucket FROM claim WHERE NOT EXISTS (SELECT 1 FROM " + table
+          + " w WHERE w.scope = claim.scope AND w.idem_key = claim.idem_key AND w.expires_at > claim.created_at)"
+          + notLiveBeforeTheSwitch("claim.scope", "claim.idem_key", "claim.created_at")
+          + " ON CONFLICT (scope, idem_key, bucket) DO UPDATE SET state = EXCLUDED.state,"
+          + " fingerprint = EXCLUDED.fingerprint, result = NULL, error_type = NULL, result_shape = NULL,"
+          + " owner_token = EXCLUDED.owner_token, lease_until = EXCLUDED.lease_until,"
+          + " created_at = EXCLUDED.created_at, expires_at = EXCLUDED.expires_at"
+          + " WHERE r.expires_at <= EXCLUDED.created_at";
+    }
+
+    @Override
+    void bindLeaseClaim(PreparedStatement claim, String table, String scope, String key, String fingerprint,
+        String ownerToken, long leaseUntil, long now, long expiresAt) throws SQLException {
+      claim.setString(1, lockText(table, scope, key));
+      claim.setString(2, scope);
+      claim.setString(3, key);
+      claim.setString(4, fingerprint);
+      claim.setString(5, ownerToken);
+      claim.setLong(6, leaseUntil);
+      claim.setLong(7, now);
+      claim.setLong(8, expiresAt);
+      claim.setInt(9, dayBucket(now));
+    }
 
     /**
      * A key that carries its time is filed under that time's day, which every retry of it computes alike, so that

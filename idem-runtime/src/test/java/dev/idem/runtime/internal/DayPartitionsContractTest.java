@@ -270,11 +270,45 @@ abstract class DayPartitionsContractTest extends DatabaseContract {
     assertEquals("paid 10 (run 1)", pay(runtime, "p-3", 10, runs));
   }
 
+  private String charge(IdemRuntime on, String id, AtomicInteger runs) {
+    return IdemEngine.of(on).execute(CHARGE, new Object[] {id}, new Object[0], () -> {
+      int run = runs.incrementAndGet();
+      Thread.sleep(30); // the body runs outside the claim's transaction: competitors meet the IN_PROGRESS record
+      return "charged (run " + run + ")";
+    });
+  }
+
   @Test
-  void claimCommandsAreRefusedWithTheWayOut() {
-    IllegalStateException refused = assertThrows(IllegalStateException.class,
-        () -> IdemEngine.of(runtime).execute(CHARGE, new Object[] {"c-1"}, new Object[0], () -> "charged"));
-    assertTrue(refused.getMessage().contains("RecordLayout.ONE_TABLE"), refused.getMessage());
+  void claimCommandsRacingAcrossMidnightRunOnceAndReplay() throws Exception {
+    MutableClock afterMidnight = new MutableClock(BEFORE_MIDNIGHT.plusMillis(150));
+    try (IdemRuntime tomorrow = builder(afterMidnight).build()) {
+      for (int round = 0; round < 5; round++) {
+        String key = "c-" + round;
+        AtomicInteger runs = new AtomicInteger();
+        List<String> outcomes = race(8, caller -> {
+          try {
+            return charge(caller % 2 == 0 ? runtime : tomorrow, key, runs);
+          } catch (dev.idem.runtime.IdempotencyInProgressException inFlight) {
+            return "in flight";
+          }
+        });
+        assertEquals(1, runs.get(), "round " + round + ": " + outcomes);
+        assertEquals(1, count("SELECT count(*) FROM idem_record WHERE idem_key = '" + key + "'"));
+        tomorrow.clearResultCache();
+        assertEquals("charged (run 1)", charge(tomorrow, key, runs), "replayed the next day");
+      }
+    }
+  }
+
+  @Test
+  void aClaimKeyReusedAfterItsWindowRunsAnewInTodaysPartition() {
+    AtomicInteger runs = new AtomicInteger();
+    assertEquals("charged (run 1)", charge(runtime, "c-9", runs));
+    clock.advance(Duration.ofDays(1).plusSeconds(31)); // past the lease and the one-day retention
+    runtime.clearResultCache();
+    assertEquals("charged (run 2)", charge(runtime, "c-9", runs));
+    assertEquals("charged (run 2)", charge(runtime, "c-9", runs));
+    assertEquals(2, count("SELECT count(*) FROM idem_record WHERE idem_key = 'c-9'"), "one record per day");
   }
 
   @Test
