@@ -348,6 +348,7 @@ public final class IdemRuntime implements AutoCloseable {
     private RecordLayout layout = RecordLayout.ONE_TABLE;
     private String archiveSchema;
     private String switchedFrom;
+    private Duration keepTransitionLogFor;
 
     private Builder() {}
 
@@ -678,6 +679,24 @@ public final class IdemRuntime implements AutoCloseable {
     }
 
     /**
+     * With {@link RecordLayout#DAY_PARTITIONS}, whose transition log is partitioned by day too: drop (or archive, see
+     * {@link #archivePartitionsTo}) a day of the log once it ended this long ago. Without it the log keeps every
+     * day, as one table does.
+     *
+     * @param keep at least one day
+     * @return this builder
+     */
+    public Builder keepTransitionLogFor(Duration keep) {
+      Objects.requireNonNull(keep, "keep");
+      if (keep.compareTo(Duration.ofDays(1)) < 0) {
+        throw new IllegalArgumentException("keepTransitionLogFor must be at least a day (the log goes by whole"
+            + " days), got " + keep);
+      }
+      this.keepTransitionLogFor = keep;
+      return this;
+    }
+
+    /**
      * Switches a live system from {@link RecordLayout#ONE_TABLE} to {@link RecordLayout#DAY_PARTITIONS} without
      * letting a duplicate through: this runtime writes its own day-partitioned {@link #tableName table}, and its
      * claims also respect the live records of {@code oneTable}, the table the one-table runtimes wrote (a key
@@ -722,15 +741,15 @@ public final class IdemRuntime implements AutoCloseable {
           throw new IllegalArgumentException("switchingFrom names the one-table record table, which must differ"
               + " from this runtime's day-partitioned tableName '" + tableName + "'");
         }
-      } else if (archiveSchema != null || switchedFrom != null) {
-        throw new IllegalArgumentException((archiveSchema != null ? "archivePartitionsTo" : "switchingFrom")
-            + " needs RecordLayout.DAY_PARTITIONS");
+      } else if (archiveSchema != null || switchedFrom != null || keepTransitionLogFor != null) {
+        throw new IllegalArgumentException((archiveSchema != null ? "archivePartitionsTo"
+            : switchedFrom != null ? "switchingFrom" : "keepTransitionLogFor") + " needs RecordLayout.DAY_PARTITIONS");
       }
       return new IdemRuntime(new IdemEngine(new IdemEngine.Settings(dataSource, chosen, tableName, maxKeyLength,
           allowedKeyPunctuation, clock, objectMapper, listener, resultCacheEnabled ? resultCacheSize : 0,
           transitionListener, logTransitions, maxResultSize, transactionBinding, purgeInterval, purgeBatchSize,
           databaseTime, bodiesNeverCommitImplicitly, keepAfterDedupWindow, layout, archiveSchema,
-          switchedFrom)));
+          switchedFrom, keepTransitionLogFor)));
     }
   }
 }

@@ -45,7 +45,7 @@ class PostgresDayPartitionsFlywayTest extends DatabaseContract {
     assertEquals(2, migration.migrationsExecuted);
     assertEquals(statements(resource("dev/idem/runtime/schema/postgresql-day-partitions.sql")),
         statements(resource("dev/idem/runtime/flyway/postgresql-day-partitions/V1__idem_record_day_partitions.sql")));
-    assertEquals(statements(resource("dev/idem/runtime/schema/transition-log-postgresql.sql")),
+    assertEquals(statements(resource("dev/idem/runtime/schema/transition-log-postgresql-day-partitions.sql")),
         statements(resource("dev/idem/runtime/flyway/postgresql-day-partitions/V2__idem_transition_log.sql")));
   }
 
@@ -71,6 +71,20 @@ class PostgresDayPartitionsFlywayTest extends DatabaseContract {
       runtime.clearResultCache();
       assertEquals("credited 5", ledger.credit("r-1", 5));
       assertEquals(1, credits.get());
+    }
+  }
+
+  @Test
+  void aLoggedTransitionGoesToTodaysPartitionOfTheLog() {
+    database.execute("CREATE TABLE payments (id BIGINT PRIMARY KEY, payment_state VARCHAR(16) NOT NULL,"
+        + " row_version BIGINT NOT NULL)", "INSERT INTO payments (id, payment_state, row_version) VALUES (1, 'NEW', 0)");
+    try (IdemRuntime runtime = IdemRuntime.builder().dataSource(database.dataSource())
+        .layout(RecordLayout.DAY_PARTITIONS).logTransitions(true).build()) {
+      runtime.premakePartitions();
+      assertEquals(dev.idem.runtime.TransitionResult.APPLIED, new dev.idem.integration.transitions.PaymentFlow_Idempotent(runtime).authorize(1L));
+      String today = java.time.LocalDate.now(java.time.ZoneOffset.UTC)
+          .format(java.time.format.DateTimeFormatter.BASIC_ISO_DATE);
+      assertEquals(1, count("SELECT count(*) FROM idem_transition_log_p" + today + " WHERE to_state = 'AUTHORIZED'"));
     }
   }
 

@@ -27,11 +27,15 @@ final class ExpiredRecordPurger {
   private final long keepAfterDedupWindowMillis;
   /** Day partitions: the purge drops whole days instead of deleting rows; null for one table. */
   private final PartitionMaintenance partitions;
+  /** The transition log's day partitions, maintained alongside; null for one table. */
+  private final PartitionMaintenance logPartitions;
 
   ExpiredRecordPurger(DataSource dataSource, TransactionManager transactions, SqlDialect dialect, String tableName,
-      DatabaseClock clock, long keepAfterDedupWindowMillis, PartitionMaintenance partitions) {
+      DatabaseClock clock, long keepAfterDedupWindowMillis, PartitionMaintenance partitions,
+      PartitionMaintenance logPartitions) {
     this.keepAfterDedupWindowMillis = keepAfterDedupWindowMillis;
     this.partitions = partitions;
+    this.logPartitions = logPartitions;
     this.transactions = transactions;
     this.dataSource = dataSource;
     this.dialect = dialect;
@@ -50,7 +54,9 @@ final class ExpiredRecordPurger {
     }
     if (partitions != null) {
       // The days past their archive horizon go whole, and the coming days are created: no row is deleted.
-      return partitions.maintain(keepAfterDedupWindowMillis);
+      long dropped = partitions.maintain(keepAfterDedupWindowMillis);
+      logPartitions.maintain(0); // its days go by the log's own keep (never, by default)
+      return dropped;
     }
     long total = 0;
     try (Connection connection = dataSource.getConnection()) {

@@ -63,6 +63,8 @@ public final class IdemEngine {
   static final int PARTITION_DAYS_AHEAD = 7;
   /** The day partitions' maintenance; null for {@link RecordLayout#ONE_TABLE}. */
   private final PartitionMaintenance partitions;
+  /** The transition log's day partitions (with the records'); null for {@link RecordLayout#ONE_TABLE}. */
+  private final PartitionMaintenance logPartitions;
   private final DataSource dataSource;
   private final long keepAfterDedupWindowMillis;
   private final ExpiredRecordPurger purger;
@@ -104,12 +106,17 @@ public final class IdemEngine {
     this.dataSource = dataSource;
     this.keepAfterDedupWindowMillis = settings.keepAfterDedupWindow().toMillis();
     this.partitions = dialect.layout() == RecordLayout.DAY_PARTITIONS
-        ? new PartitionMaintenance(dataSource, tableName, clock, listener, PARTITION_DAYS_AHEAD,
+        ? PartitionMaintenance.ofRecords(dataSource, tableName, clock, listener, PARTITION_DAYS_AHEAD,
             settings.archiveSchema())
+        : null;
+    this.logPartitions = dialect.layout() == RecordLayout.DAY_PARTITIONS
+        ? PartitionMaintenance.ofTransitionLog(dataSource, clock, listener, PARTITION_DAYS_AHEAD,
+            settings.archiveSchema(), settings.keepTransitionLogFor() == null ? Long.MAX_VALUE
+                : settings.keepTransitionLogFor().toMillis())
         : null;
     this.schema = new SchemaInstaller(dataSource, dialect, tableName);
     this.purger = new ExpiredRecordPurger(dataSource, transactions, dialect, tableName, clock,
-        settings.keepAfterDedupWindow().toMillis(), partitions);
+        settings.keepAfterDedupWindow().toMillis(), partitions, logPartitions);
     this.operations = new RecordOperations(transactions, dialect, tableName, results, cache, commandsByScope::get);
     this.scheduledPurge = settings.purgeInterval() == null ? null
         : new ScheduledPurge(purger, listener, tableName, settings.purgeInterval(), settings.purgeBatchSize());
@@ -141,6 +148,7 @@ public final class IdemEngine {
    * @param layout the record table's layout
    * @param archiveSchema where past day partitions go instead of being dropped, or null to drop them
    * @param switchedFrom the one-table record table a day-partitioned runtime switched from, or null
+   * @param keepTransitionLogFor how long a day-partitioned transition log keeps a day, or null for ever
    */
   public record Settings(DataSource dataSource, Dialect dialect, String tableName, int maxKeyLength,
                          String allowedKeyPunctuation, Clock clock, ObjectMapper objectMapper,
@@ -148,7 +156,8 @@ public final class IdemEngine {
                          boolean logTransitions, int maxResultSize, TransactionBinding transactionBinding,
                          Duration purgeInterval, int purgeBatchSize, boolean followDatabaseClock,
                          boolean bodiesNeverCommitImplicitly, Duration keepAfterDedupWindow,
-                         RecordLayout layout, String archiveSchema, String switchedFrom) {}
+                         RecordLayout layout, String archiveSchema, String switchedFrom,
+                         Duration keepTransitionLogFor) {}
 
   /**
    * Registers how to get from a runtime to its engine; {@link IdemRuntime} does it once, in its class initializer.
@@ -433,6 +442,7 @@ public final class IdemEngine {
     schema.createSchema();
     if (partitions != null) {
       partitions.premake();
+      logPartitions.premake();
     }
   }
 
@@ -443,7 +453,10 @@ public final class IdemEngine {
    */
   public List<String> premakePartitions() {
     List<String> created = requirePartitions().premake();
-    return created == null ? List.of() : created;
+    List<String> logCreated = logPartitions.premake();
+    List<String> all = new java.util.ArrayList<>(created == null ? List.of() : created);
+    all.addAll(logCreated == null ? List.of() : logCreated);
+    return all;
   }
 
   /** @return until when a record of the table switched from is inside its archive horizon; empty if none is left */

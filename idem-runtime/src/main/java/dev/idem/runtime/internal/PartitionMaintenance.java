@@ -49,9 +49,19 @@ final class PartitionMaintenance {
   private final int daysAhead;
   private final String archiveSchema;
   private final Pattern partitionName;
+  /**
+   * What one day is in the partition column: 1 for the record table's {@code bucket} (days), a day's milliseconds
+   * for the transition log's {@code applied_at}.
+   */
+  private final long dayUnit;
+  /**
+   * How long the transition log keeps a day after it ended, or null: the record table, whose days go by their
+   * records' expiry instead.
+   */
+  private final Long logKeepMillis;
 
-  PartitionMaintenance(DataSource dataSource, String table, DatabaseClock clock, SafeListener listener,
-      int daysAhead, String archiveSchema) {
+  private PartitionMaintenance(DataSource dataSource, String table, DatabaseClock clock, SafeListener listener,
+      int daysAhead, String archiveSchema, long dayUnit, Long logKeepMillis) {
     this.dataSource = dataSource;
     this.table = table;
     this.clock = clock;
@@ -59,6 +69,24 @@ final class PartitionMaintenance {
     this.daysAhead = daysAhead;
     this.archiveSchema = archiveSchema;
     this.partitionName = Pattern.compile(Pattern.quote(table) + "_p(\\d{8})");
+    this.dayUnit = dayUnit;
+    this.logKeepMillis = logKeepMillis;
+  }
+
+  /** The record table's days: partitioned by {@code bucket}, a day dropped once all its records are past horizon. */
+  static PartitionMaintenance ofRecords(DataSource dataSource, String table, DatabaseClock clock,
+      SafeListener listener, int daysAhead, String archiveSchema) {
+    return new PartitionMaintenance(dataSource, table, clock, listener, daysAhead, archiveSchema, 1, null);
+  }
+
+  /**
+   * The transition log's days: partitioned by {@code applied_at}, a day dropped {@code keepMillis} after it ended
+   * ({@code Long.MAX_VALUE}: never).
+   */
+  static PartitionMaintenance ofTransitionLog(DataSource dataSource, DatabaseClock clock, SafeListener listener,
+      int daysAhead, String archiveSchema, long keepMillis) {
+    return new PartitionMaintenance(dataSource, SqlDialect.TRANSITION_LOG_TABLE, clock, listener, daysAhead,
+        archiveSchema, SqlDialect.DAY_MILLIS, keepMillis);
   }
 
   /** The partition name of a day: the table's name, {@code _p} and the day as {@code yyyyMMdd}. */
@@ -166,7 +194,21 @@ final class PartitionMaintenance {
     }
   }
 
+  /** Whether the table is partitioned (a transition log created by a one-table runtime is not, and is left be). */
+  private boolean partitioned(Connection connection) throws SQLException {
+    try (PreparedStatement kind = connection.prepareStatement("SELECT relkind FROM pg_class WHERE relname = ?"
+        + " AND relnamespace = to_regnamespace(current_schema())::oid")) {
+      kind.setString(1, table);
+      try (ResultSet rs = kind.executeQuery()) {
+        return rs.next() && "p".equals(rs.getString(1));
+      }
+    }
+  }
+
   private List<String> premake(Connection connection, long now) throws SQLException {
+    if (!partitioned(connection)) {
+      return List.of();
+    }
     List<Integer> attached = attachedBuckets(connection);
     List<String> created = new ArrayList<>();
     int today = SqlDialect.dayBucket(now);
@@ -179,8 +221,8 @@ final class PartitionMaintenance {
       String partition = partitionOf(bucket);
       ddl(connection, "CREATE TABLE IF NOT EXISTS " + partition + " (LIKE " + table
           + " INCLUDING DEFAULTS INCLUDING CONSTRAINTS)");
-      ddl(connection, "ALTER TABLE " + table + " ATTACH PARTITION " + partition + " FOR VALUES FROM (" + bucket
-          + ") TO (" + (bucket + 1) + ")");
+      ddl(connection, "ALTER TABLE " + table + " ATTACH PARTITION " + partition + " FOR VALUES FROM ("
+          + bucket * dayUnit + ") TO (" + (bucket + 1) * dayUnit + ")");
       created.add(partition);
       listener.partitionCreated(table, partition);
     }
@@ -223,6 +265,9 @@ final class PartitionMaintenance {
    * horizon ever goes (the check reads each day's expiry index, one row).
    */
   private long dropPast(Connection connection, long now, long horizonNow) throws SQLException {
+    if (!partitioned(connection)) {
+      return 0;
+    }
     long removed = 0;
     for (String pending : childTables(connection, true)) {
       // A run before this one detached the day (its past-horizon check passed) but was cut off half way.
@@ -235,12 +280,18 @@ final class PartitionMaintenance {
         break; // yesterday stays, as premake makes it (see there)
       }
       String partition = partitionOf(bucket);
-      try (Statement statement = connection.createStatement();
-          ResultSet rs = statement.executeQuery("SELECT max(expires_at) FROM " + partition)) {
-        rs.next();
-        long latestExpiry = rs.getLong(1);
-        if (!rs.wasNull() && latestExpiry > horizonNow) {
-          continue; // some record is still inside its window or horizon
+      if (logKeepMillis != null) {
+        if ((bucket + 1L) * SqlDialect.DAY_MILLIS > now - logKeepMillis) {
+          break; // the log keeps this day and the later ones
+        }
+      } else {
+        try (Statement statement = connection.createStatement();
+            ResultSet rs = statement.executeQuery("SELECT max(expires_at) FROM " + partition)) {
+          rs.next();
+          long latestExpiry = rs.getLong(1);
+          if (!rs.wasNull() && latestExpiry > horizonNow) {
+            continue; // some record is still inside its window or horizon
+          }
         }
       }
       // No claim writes a past day, and no claim's probe needs a day whose records all expired: detaching waits

@@ -757,7 +757,7 @@ abstract class SqlDialect {
 
     @Override
     String transitionLogSchemaResource() {
-      return "schema/transition-log-postgresql.sql";
+      return "schema/transition-log-postgresql-day-partitions.sql";
     }
 
     /**

@@ -590,4 +590,42 @@ abstract class DayPartitionsContractTest extends DatabaseContract {
     assertEquals(0, count("SELECT count(*) FROM idem_record"));
     assertEquals("paid 1 (run 1)", payV7(runtime, uuidV7(BEFORE_MIDNIGHT.minus(WINDOW)), 1, runs), "just inside");
   }
+
+  // ---- the transition log
+
+  private void logTransition(String entityId, Instant appliedAt) throws SQLException {
+    try (Connection connection = database.dataSource().getConnection();
+        PreparedStatement insert = connection.prepareStatement(SqlDialect.POSTGRESQL.transitionLogInsertSql())) {
+      insert.setString(1, "OrderFlow.pay");
+      insert.setString(2, "Order");
+      insert.setString(3, entityId);
+      insert.setString(4, "NEW");
+      insert.setString(5, "PAID");
+      insert.setLong(6, appliedAt.toEpochMilli());
+      insert.executeUpdate();
+    }
+  }
+
+  @Test
+  void theTransitionLogIsPartitionedByDayAndKeptAsLongAsAsked() throws Exception {
+    database.execute("DELETE FROM idem_transition_log");
+    try (IdemRuntime keeping = builder(clock).keepTransitionLogFor(Duration.ofDays(2)).build()) {
+      for (int day = 1; day <= 3; day++) {
+        logTransition("o-" + day, Instant.parse("2030-01-0" + day + "T12:00:00Z"));
+      }
+      assertEquals(1, count("SELECT count(*) FROM idem_transition_log_p20300102"), "routed to its day");
+      clock.set(Instant.parse("2030-01-05T13:00:00Z"));
+      events.clear();
+      keeping.purgeExpired(100);
+      // Kept two days after a day ends: 01-01 and 01-02 ended more than two days before 01-05 13:00; 01-03 did not.
+      assertEquals(1, count("SELECT count(*) FROM idem_transition_log"));
+      assertEquals(1, count("SELECT count(*) FROM idem_transition_log WHERE entity_id = 'o-3'"));
+      assertTrue(events.contains("partitionDropped idem_transition_log idem_transition_log_p20300101 1"),
+          events.toString());
+      assertEquals(1, count("SELECT count(*) FROM pg_class WHERE relname = 'idem_transition_log_p20300112'"),
+          "the coming days made with the records'");
+    }
+    runtime.purgeExpired(100); // without keepTransitionLogFor the log keeps every day
+    assertEquals(1, count("SELECT count(*) FROM idem_transition_log"));
+  }
 }
