@@ -19,6 +19,6 @@ import java.lang.annotation.Target;
 @Retention(RetentionPolicy.CLASS)
 public @interface IdempotencyKey {
 
-  /** Accessor path into the parameter; empty to use the parameter's own value. */
+  /** {@return the accessor path into the parameter; empty to use the parameter's own value} */
   String value() default "";
 }

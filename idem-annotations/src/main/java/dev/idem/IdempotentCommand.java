@@ -18,50 +18,55 @@ import java.lang.annotation.Target;
 public @interface IdempotentCommand {
 
   /**
-   * Namespace of this command's keys. Two commands may share a key value without colliding because their scopes
-   * differ. Defaults to the fully qualified interface name and the method, {@code com.acme.Payments.pay} (nested:
-   * {@code com.acme.Outer.Inner.pay}), so that equal interface names in two packages never share results; set it
-   * explicitly to keep stored records valid across a rename or a move, and where the default exceeds 128
-   * characters (a compile error says so).
+   * {@return the namespace of this command's keys} Two commands may share a key value without colliding because
+   * their scopes differ. Defaults to the fully qualified interface name and the method,
+   * {@code com.acme.Payments.pay} (nested: {@code com.acme.Outer.Inner.pay}), so that equal interface names in two
+   * packages never share results; set it explicitly to keep stored records valid across a rename or a move, and
+   * where the default exceeds 128 characters (a compile error says so).
    */
   String scope() default "";
 
   /**
-   * The dedup window: ISO-8601 duration for which a completed result is replayed and another payload refused as a
-   * reused key, e.g. {@code PT15M}, {@code P1D}, {@code P30D}. After it, the key runs anew and the record may be
-   * purged once the runtime's archive horizon passes too ({@code IdemRuntime.Builder.keepAfterDedupWindow}, default
-   * zero: purged right after the window).
+   * {@return the dedup window: the ISO-8601 duration for which a completed result is replayed and another payload
+   * refused as a reused key} E.g. {@code PT15M}, {@code P1D}, {@code P30D}. After it, the key runs anew and the record
+   * may be purged once the runtime's archive horizon passes too ({@code IdemRuntime.Builder.keepAfterDedupWindow},
+   * default zero: purged right after the window).
    */
   String retention() default "P1D";
 
   /**
-   * Whether the key's first part carries the time it was made ({@link KeyTime#UUID_V7}, {@link KeyTime#ULID}), as
-   * producers' message ids often do; default {@link KeyTime#NONE}. On a runtime whose records are partitioned by day
-   * ({@code RecordLayout.DAY_PARTITIONS}), a key that carries its time is filed under the day of that time, so
-   * that every retry of it meets the first record in one partition: the claim is one {@code INSERT … ON CONFLICT}
-   * without the per-key lock and the probe of the dedup window's days. A key whose time lies outside the dedup
-   * window (or more than a day ahead) is refused as invalid. On one table it changes nothing. The processor checks
-   * that the first key part is a {@code String} (or a {@code UUID} for {@code UUID_V7}).
+   * {@return whether the key's first part carries the time it was made, and in which format} Default
+   * {@link KeyTime#NONE}; {@link KeyTime#UUID_V7} and {@link KeyTime#ULID} for producers' ids that carry it. On a
+   * runtime whose records are partitioned by day ({@code RecordLayout.DAY_PARTITIONS}), a key that carries its time
+   * is filed under the day of that time, so that every retry of it meets the first record in one partition: the
+   * claim is one {@code INSERT … ON CONFLICT} without the per-key lock and the probe of the dedup window's days. A
+   * key whose time lies outside the dedup window (or more than a day ahead) is refused as invalid. On one table it
+   * changes nothing. The processor checks that the first key part is a {@code String} (or a {@code UUID} for
+   * {@code UUID_V7}).
    */
   KeyTime keyTime() default KeyTime.NONE;
 
-  /** How the key is claimed relative to the delegate's work. */
+  /** {@return how the key is claimed relative to the delegate's work} */
   Mode mode() default Mode.TRANSACTIONAL;
 
   /**
-   * {@link Mode#CLAIM} only: ISO-8601 duration an in-flight claim holds before another caller may take it over.
+   * {@return the ISO-8601 duration an in-flight claim holds before another caller may take it over}
+   * {@link Mode#CLAIM} only.
    */
   String lease() default "PT30S";
 
-  /** {@link Mode#CLAIM} only: what a second caller does while the first still holds the key. */
+  /** {@return what a second caller does while the first still holds the key} {@link Mode#CLAIM} only. */
   InFlight onInFlight() default InFlight.FAIL;
 
-  /** {@link Mode#CLAIM} with {@link InFlight#WAIT} only: how long to wait for the first caller's result. */
+  /**
+   * {@return how long to wait for the first caller's result} {@link Mode#CLAIM} with {@link InFlight#WAIT} only.
+   */
   String waitTimeout() default "PT10S";
 
   /**
-   * Exception types that are business outcomes (a declined card): when the delegate throws one of them, it is
-   * stored and every retry rethrows an equal exception. Any other exception is not stored and a retry runs again.
+   * {@return the exception types that are business outcomes} (A declined card.) When the delegate throws one of
+   * them, it is stored and every retry rethrows an equal exception. Any other exception is not stored and a retry
+   * runs again.
    */
   Class<? extends Throwable>[] replayOn() default {};
 }

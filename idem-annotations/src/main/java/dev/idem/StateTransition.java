@@ -29,21 +29,27 @@ import java.lang.annotation.Target;
 @Retention(RetentionPolicy.CLASS)
 public @interface StateTransition {
 
-  /** The entity, a class annotated {@code @jakarta.persistence.Entity}. */
+  /** {@return the entity, a class annotated {@code @jakarta.persistence.Entity}} */
   Class<?> entity();
 
-  /** The entity's state field (its Java name, not its column). */
+  /** {@return the entity's state field (its Java name, not its column)} */
   String field() default "status";
 
-  /** The states the transition may start from; the target state may not be among them. */
+  /** {@return the states the transition may start from} The target state may not be among them. */
   String[] from();
 
-  /** The target state. */
+  /** {@return the target state} */
   String to();
 
-  /** States past {@link #to()} in which a repeat is still a success without effect (e.g. {@code SHIPPED} for pay). */
+  /**
+   * {@return the states past {@link #to()} in which a repeat is still a success without effect} (E.g.
+   * {@code SHIPPED} for pay.)
+   */
   String[] alsoAccept() default {};
 
-  /** Records every applied transition in the transition log (also enabled for all transitions on the runtime). */
+  /**
+   * {@return whether every applied transition is recorded in the transition log} (Also enabled for all transitions
+   * on the runtime.)
+   */
   boolean log() default false;
 }

@@ -7,6 +7,7 @@ public final class InvalidKeyHeaderException extends RuntimeException {
 
   private static final long serialVersionUID = 1L;
 
+  /** The rule the header broke. */
   private final KeyHeaderRule rule;
 
   /**

@@ -204,6 +204,11 @@ final class CommandSpecWriter {
       return CodeBlock.of("$T.VOID", RESULT_TYPE);
     }
     TypeName name = resultTypeName(returnType);
+    if (returnType.getKind().isPrimitive()) {
+      // ResultType.<Long>of(long.class): the runtime must know that null cannot be returned, so that a record
+      // holding null replays as IdempotencyBrokenRecordException rather than a NullPointerException on unboxing.
+      return CodeBlock.of("$T.<$T>of($T.class)", RESULT_TYPE, name, TypeName.get(returnType));
+    }
     if (name instanceof ClassName || (name instanceof ArrayTypeName array && isRaw(array))) {
       // The witness makes the argument a standalone expression: nothing for javac to attribute speculatively.
       return CodeBlock.of("$T.<$T>of($T.class)", RESULT_TYPE, name, name);

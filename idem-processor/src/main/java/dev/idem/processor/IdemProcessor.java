@@ -50,6 +50,7 @@ public final class IdemProcessor extends AbstractProcessor {
   private ManifestWriter manifests;
   private PreviousManifests previousManifests;
 
+  /** The processor as javac loads it (through {@code META-INF/services}). */
   public IdemProcessor() {
     this(service -> {});
   }

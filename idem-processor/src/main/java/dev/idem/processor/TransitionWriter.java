@@ -25,7 +25,9 @@ import javax.lang.model.element.VariableElement;
  * Writes the members of {@code <Service>_Idempotent} for one {@link TransitionMethod}: a static
  * {@code TransitionSpec} and the method, which is plain JDBC inside {@code idem.inTransaction(...)} with the SQL
  * as literals. Called by {@link ServiceWriter}, which owns the class;
- * the SQL comes from {@link SqlRenderer}.
+ * the SQL comes from {@link SqlRenderer}. The generated method lets its {@code SQLException}s out of the lambda: the
+ * runtime's {@code inTransaction} turns them into {@code IdempotencyStoreException} and, in a transaction of idem's
+ * own, reruns the transition after a transient one (a lock timeout, a deadlock), so nothing here classifies errors.
  */
 final class TransitionWriter {
 

@@ -56,7 +56,7 @@ public final class OrderService_Idempotent implements OrderService {
 
   private static final CommandSpec<Boolean> RESERVE_STOCK =
       CommandSpec.<Boolean>transactional("orders.reserve",
-          ResultType.<Boolean>of(Boolean.class),
+          ResultType.<Boolean>of(boolean.class),
           "bf84d3d60e93cc95", 900_000L /* retention PT15M */,
           new String[] {"warehouseId", "line"}, new String[] {"sku"},
           "shop.OrderService#reserveStock");

@@ -28,7 +28,7 @@ import javax.annotation.processing.Generated;
 public final class Warehouse_Stock_Idempotent implements Warehouse.Stock {
   private static final CommandSpec<Integer> RESTOCK =
       CommandSpec.<Integer>transactional("warehouse.restock",
-          ResultType.<Integer>of(Integer.class),
+          ResultType.<Integer>of(int.class),
           "6da88c34ba124c41", 86_400_000L /* retention P1D */,
           new String[] {"shipment.id"}, new String[] {"shipment", "quantity"},
           "shop.Warehouse.Stock#restock");

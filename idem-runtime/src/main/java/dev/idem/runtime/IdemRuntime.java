@@ -52,6 +52,11 @@ public final class IdemRuntime implements AutoCloseable {
     return new Builder();
   }
 
+  /** The engine, for {@link IdemAdmin}. */
+  IdemEngine engine() {
+    return engine;
+  }
+
   /** @return the dialect in use */
   public Dialect dialect() {
     return engine.dialect();
@@ -81,13 +86,27 @@ public final class IdemRuntime implements AutoCloseable {
 
   /**
    * Runs {@code work} in a transaction: joins the one in progress on this thread, else begins one,
-   * commits it, or rolls it back if {@code work} throws (rethrowing the exception unchanged).
-   * Joined work shares the outer transaction; the outermost call decides commit or rollback.
+   * commits it, or rolls it back if {@code work} throws. Joined work shares the outer transaction; the outermost call
+   * decides commit or rollback.
+   *
+   * <p>What {@code work} throws comes out unchanged (the application's own exceptions, checked ones too, and idem's),
+   * except a raw {@link java.sql.SQLException} from its statements: that becomes an
+   * {@link IdempotencyStoreException} with it as the cause. In a transaction of idem's own, a transient one (a
+   * deadlock, a lock timeout, as the dialect classifies them by SQLState and vendor code; raw, or the cause of an
+   * {@code IdempotencyStoreException} of a command or transition inside) rolls the transaction back and runs
+   * {@code work} again from the start in a new one, up to 5 attempts in all, as {@code TRANSACTIONAL} commands do:
+   * so {@code work} must be safe to rerun, which it is when all its effects are in that transaction (keep calls to
+   * other systems out of it, or after the commit with {@link #afterCommit(Runnable)}, which only the committed
+   * attempt runs). Joined to a transaction in progress (a command's body, the application's transaction), nothing
+   * is retried: the database may have aborted that whole transaction, and only its owner can run it again.
+   * {@code @StateTransition} methods run their SQL this way.
    *
    * @param work the work; it gets the transaction's connection (also {@link #currentConnection()})
    * @param <T> the result type
    * @return the work's result
-   * @throws IdempotencyStoreException if the transaction cannot begin or commit
+   * @throws IdempotencyStoreException if the transaction cannot begin, or a statement of the work failed (with the
+   *     {@link java.sql.SQLException} as its cause; if transiently, in every attempt)
+   * @throws IdempotencyCommitUnknownException if {@code commit()} itself failed: the work is not run again
    */
   public <T> T inTransaction(TransactionalWork<T> work) {
     Objects.requireNonNull(work, "work");
@@ -115,7 +134,9 @@ public final class IdemRuntime implements AutoCloseable {
    * own, so that their records commit or roll back with the application's writes; {@link #currentConnection()}
    * returns it (guarded). idem neither commits, rolls back whole nor closes it. {@code CLAIM} commands cannot run
    * inside (their claim must commit first). {@link #afterCommit(Runnable)} is unavailable inside: idem cannot see
-   * when the application commits.
+   * when the application commits. What {@code work} throws comes out unchanged, except a raw
+   * {@link java.sql.SQLException}, which comes out as an {@link IdempotencyStoreException} with it as the cause, never
+   * retried (the transaction is the application's).
    *
    * @param connection a connection with auto-commit off, in the application's transaction
    * @param work the work; it gets the connection, guarded
@@ -303,16 +324,19 @@ public final class IdemRuntime implements AutoCloseable {
   /**
    * Completes an {@code OUTCOME_UNKNOWN} record with the result the first execution had, as found in the external
    * system (e.g. the gateway's charge id), so that every retry replays it; the record keeps its expiry. Safe once the
-   * external effect is known to have happened; touches no other state (returns false for them). If this runtime has
-   * run the scope's command, the result must read as its result type (checked now, with its result shape stored);
-   * otherwise it is stored as given and checked at replay.
+   * external effect is known to have happened; touches no other state (returns false for them). The result is checked
+   * before anything is stored, and its result shape stored with it: if this runtime has run the scope's command, it
+   * must read as its result type; otherwise it must fit the result shape of the command's manifest on the class path
+   * ({@code META-INF/idem/*.json}, see {@link IdemManifest}), and without one it is refused. A tool outside the
+   * application passes the command from the application's manifest to {@link IdemAdmin#resolve}.
    *
    * @param scope the command's scope
    * @param key the composed idempotency key
    * @param resultJson the result as JSON, as idem stores it ({@code "null"} for a null result); null for a void
    *     command
    * @return whether an {@code OUTCOME_UNKNOWN} record was completed
-   * @throws IllegalArgumentException if the result does not read as the command's result type
+   * @throws IllegalArgumentException if the result does not read as the command's result type, or no command of the
+   *     scope is known (neither run here nor in a manifest on the class path)
    * @throws IdempotencyStoreException if the update fails
    */
   public boolean resolve(String scope, String key, String resultJson) {

@@ -16,9 +16,10 @@ import java.time.Instant;
  * @param expiresAt when the record's retention ends: then the key may run again and the record be purged
  * @param storedOutcome what the record holds
  * @param failureType the class of a stored business failure ({@code replayOn}); null otherwise
- * @param resultSize the length of the stored JSON (result, failure arguments or idem's note), in characters; 0 if
- *     none
- * @param problem {@code OUTCOME_UNKNOWN}: what failed when its outcome was to be recorded; null otherwise
+ * @param resultSize the length of the stored JSON (result or failure arguments), in characters; 0 if none, and 0
+ *     for {@code OUTCOME_UNKNOWN}, whose column holds idem's note instead of a result (its text is {@code problem})
+ * @param problem {@code OUTCOME_UNKNOWN}: what failed when its outcome was to be recorded (idem's note in the record);
+ *     null otherwise
  */
 public record IdempotencyRecord(String scope, String key, State state, String ownerToken, Instant leaseUntil,
                                 Instant createdAt, Instant expiresAt, StoredOutcome storedOutcome,

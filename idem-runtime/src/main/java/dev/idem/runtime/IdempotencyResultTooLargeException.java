@@ -18,16 +18,34 @@ public class IdempotencyResultTooLargeException extends IdempotencyException {
   private final int limit;
 
   /**
+   * A {@code TRANSACTIONAL} command's result: nothing was recorded and a retry runs the command again.
+   *
    * @param scope the command's scope
    * @param key the composed idempotency key
    * @param size the result's size as JSON, in characters
    * @param limit the configured maximum
    */
   public IdempotencyResultTooLargeException(String scope, String key, long size, int limit) {
+    this(scope, key, size, limit, false);
+  }
+
+  /**
+   * @param scope the command's scope
+   * @param key the composed idempotency key
+   * @param size the result's size as JSON, in characters
+   * @param limit the configured maximum
+   * @param bodyRan whether the body's effects may have happened outside the database and it never runs again for
+   *     the key ({@code CLAIM}): then this exception is the cause of an {@link IdempotencyOutcomeUnknownException},
+   *     which says what retries get, and its message says only what was too large, so that the two never contradict
+   *     each other
+   */
+  public IdempotencyResultTooLargeException(String scope, String key, long size, int limit, boolean bodyRan) {
     super("The result of " + scope + " key '" + key + "' is " + size + " characters as JSON, more than the maximum"
         + " result size of " + limit + " (IdemRuntime.Builder.maxResultSize), so it cannot be recorded and"
-        + " replayed. Nothing was recorded and the command's transaction was rolled back: a retry runs the command"
-        + " again and fails the same way until the result is smaller or the limit is raised");
+        + " replayed" + (bodyRan
+            ? ""
+            : ". Nothing was recorded and the command's transaction was rolled back: a retry runs the command"
+                + " again and fails the same way until the result is smaller or the limit is raised"));
     this.scope = scope;
     this.key = key;
     this.size = size;

@@ -27,7 +27,7 @@ public abstract class DatabaseContract {
 
   private TestAbortedException unavailable;
 
-  /** The database this concrete class runs on. */
+  /** {@return the database this concrete class runs on} */
   protected abstract TestDatabase database();
 
   /** Builds what the tests need (runtime, tables) once {@link #database} and {@link #counting} are open. */

@@ -55,7 +55,18 @@ import java.util.regex.Pattern;
 public final class FaultProxy implements AutoCloseable {
 
   /** What a fault does, for the counters. */
-  public enum Fault { LOST_REPLY, CUT_MID_STATEMENT, CUT_ALL, REFUSED, RANDOM_CUT }
+  public enum Fault {
+    /** A reply lost after the server executed the statement. */
+    LOST_REPLY,
+    /** A connection cut in the middle of a statement. */
+    CUT_MID_STATEMENT,
+    /** Every open connection cut at once. */
+    CUT_ALL,
+    /** A new connection refused. */
+    REFUSED,
+    /** A connection cut at random. */
+    RANDOM_CUT
+  }
 
   private static final int BUFFER_SIZE = 64 * 1024;
 
@@ -162,6 +173,8 @@ public final class FaultProxy implements AutoCloseable {
    * Arms a lost acknowledgement: the next client packet (on any connection) that holds {@code sqlFragment} is
    * forwarded, the server's reply to it is dropped, and that connection is cut once the reply arrived (so the server
    * has executed the statement). One-shot; {@link #faults(Fault)} counts it when it fired.
+   *
+   * @param sqlFragment text of the statement whose reply is lost
    */
   public void loseReplyTo(String sqlFragment) {
     loseReplyFragment.set(sqlFragment.getBytes(StandardCharsets.UTF_8));
@@ -170,6 +183,8 @@ public final class FaultProxy implements AutoCloseable {
   /**
    * Arms a cut mid-statement: the next client packet that holds {@code sqlFragment} is forwarded only in part, and
    * its connection cut. One-shot.
+   *
+   * @param sqlFragment text of the statement to cut
    */
   public void cutMidStatement(String sqlFragment) {
     cutFragment.set(sqlFragment.getBytes(StandardCharsets.UTF_8));
@@ -194,7 +209,11 @@ public final class FaultProxy implements AutoCloseable {
     faults[Fault.CUT_ALL.ordinal()].incrementAndGet();
   }
 
-  /** While {@code refuse}, new connections are accepted and closed at once; open ones keep working. */
+  /**
+   * While {@code refuse}, new connections are accepted and closed at once; open ones keep working.
+   *
+   * @param refuse whether to refuse new connections
+   */
   public void refuseNewConnections(boolean refuse) {
     refusing = refuse;
   }
@@ -230,7 +249,12 @@ public final class FaultProxy implements AutoCloseable {
     }
   }
 
-  /** @return how often the fault fired */
+  /**
+   * How often a fault fired.
+   *
+   * @param fault the fault
+   * @return how often it fired
+   */
   public long faults(Fault fault) {
     return faults[fault.ordinal()].get();
   }

@@ -170,7 +170,11 @@ public final class IsolatedDatabase implements AutoCloseable {
     return name;
   }
 
-  /** Runs statements in auto-commit mode, e.g. to set up or clear tables. */
+  /**
+   * Runs statements in auto-commit mode, e.g. to set up or clear tables.
+   *
+   * @param sql the statements
+   */
   public void execute(String... sql) {
     try (Connection connection = dataSource.getConnection(); Statement statement = connection.createStatement()) {
       for (String s : sql) {

@@ -10,8 +10,11 @@ import java.util.Locale;
  * {@code idem.<db>.url}, {@code idem.<db>.user}, {@code idem.<db>.password} ({@code db} = postgresql, mariadb).
  */
 public enum TestDatabase {
+  /** H2 in memory (or in files of a temporary directory), in this JVM. */
   H2("H2", null, null, null),
+  /** The PostgreSQL server at {@code idem.postgresql.url}. */
   POSTGRESQL("PostgreSQL", "jdbc:postgresql://127.0.0.1:5432/test", "postgres", ""),
+  /** The MariaDB server at {@code idem.mariadb.url}. */
   MARIADB("MariaDB", "jdbc:mariadb://127.0.0.1:3306/test", "root", "");
 
   private final String displayName;

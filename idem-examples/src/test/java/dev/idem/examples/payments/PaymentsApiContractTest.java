@@ -70,6 +70,20 @@ abstract class PaymentsApiContractTest extends DatabaseContract {
     return "\"" + key + "\"";
   }
 
+  /**
+   * One keep-alive connection, 200 requests one after another (the first creates, the others replay): none waits
+   * for the client's delayed acknowledgement of the response's headers (Nagle's algorithm, about 40 ms each on the
+   * JDK's server before JdkHttpServer.create set sun.net.httpserver.nodelay; issue 26 §5.6).
+   */
+  @Test
+  void requestsOnOneKeepAliveConnectionDoNotStall() throws Exception {
+    String body = ApiClient.body(1250, "EUR");
+    String request = "POST /payments HTTP/1.1\r\nHost: localhost\r\nAuthorization: Bearer " + token()
+        + "\r\nIdempotency-Key: " + quoted(key()) + "\r\nContent-Type: application/json\r\nContent-Length: "
+        + body.getBytes(java.nio.charset.StandardCharsets.UTF_8).length + "\r\n\r\n" + body;
+    KeepAliveRequests.assertMedianBelow15Ms(KeepAliveRequests.sequentialRequests(server.port(), request, 200));
+  }
+
   @Test
   void concurrentRetriesCreateOnePaymentAndGetItsResponse() throws Exception {
     String token = token();

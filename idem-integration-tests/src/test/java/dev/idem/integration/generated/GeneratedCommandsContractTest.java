@@ -17,6 +17,7 @@ import dev.idem.integration.generated.ShopCommands.Receipt;
 import dev.idem.integration.generated.ShopCommands.Reservation;
 import dev.idem.integration.generated.ShopCommands.Settlement;
 import dev.idem.runtime.IdemRuntime;
+import dev.idem.runtime.IdempotencyBrokenRecordException;
 import dev.idem.runtime.IdempotencyKeyReusedException;
 import dev.idem.runtime.InvalidIdempotencyKeyException;
 import dev.idem.runtime.InvalidIdempotencyKeyException.KeyRule;
@@ -72,6 +73,26 @@ abstract class GeneratedCommandsContractTest extends DatabaseContract {
     clock.set(Instant.parse("2031-05-01T10:00:00Z"));
     delegate.outOfStock = false;
     counting.reset();
+  }
+
+  /**
+   * A record holding null (SQL NULL, or JSON null) for a command returning a primitive was changed by hand or by other
+   * code: it replays as a broken record naming the key, never as a NullPointerException from generated code
+   * unboxing it, nor as 0 (issue 26 §5.3).
+   */
+  @Test
+  void aNullStoredForAPrimitiveResultIsABrokenRecord() throws Exception {
+    Reservation reservation = new Reservation(new Order("o-null", new Customer(1, "nil")), 3);
+    assertEquals(3, shop.reserve(reservation));
+    for (String stored : List.of("NULL", "'null'")) {
+      database.execute("UPDATE idem_record SET result = " + stored);
+      runtime.clearResultCache(); // replay from the table
+      IdempotencyBrokenRecordException e =
+          assertThrows(IdempotencyBrokenRecordException.class, () -> shop.reserve(reservation), stored);
+      assertEquals("o-null", e.key());
+      assertTrue(e.getMessage().contains("int"), e.getMessage());
+    }
+    assertEquals(1, delegate.executions(), "the delegate never ran again");
   }
 
   @Test

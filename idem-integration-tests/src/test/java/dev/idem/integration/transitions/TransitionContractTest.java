@@ -8,16 +8,21 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import dev.idem.runtime.IdemRuntime;
 import dev.idem.runtime.IdempotencyException;
+import dev.idem.runtime.IdempotencyStoreException;
 import dev.idem.runtime.IllegalStateTransitionException;
 import dev.idem.runtime.NoSuchEntityException;
 import dev.idem.runtime.TransitionListener;
 import dev.idem.runtime.TransitionResult;
 import dev.idem.testing.IsolatedDatabase;
 import dev.idem.testing.TestDatabase;
+import java.io.PrintWriter;
 import java.sql.Connection;
+import java.sql.DriverManager;
 import java.sql.PreparedStatement;
 import java.sql.ResultSet;
 import java.sql.SQLException;
+import java.sql.SQLFeatureNotSupportedException;
+import java.sql.Statement;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.concurrent.CopyOnWriteArrayList;
@@ -25,8 +30,10 @@ import java.util.concurrent.CountDownLatch;
 import java.util.concurrent.ExecutorService;
 import java.util.concurrent.Executors;
 import java.util.concurrent.Future;
+import java.util.concurrent.ScheduledExecutorService;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicInteger;
+import javax.sql.DataSource;
 import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.BeforeEach;
@@ -356,6 +363,147 @@ abstract class TransitionContractTest {
     IllegalStateTransitionException e =
         assertThrows(IllegalStateTransitionException.class, () -> checkout.closeTicket(20));
     assertNull(e.currentState());
+  }
+
+  // ---- a transition's own SQL fails (issue 26 §5.1): an IdempotencyStoreException, a lock timeout retried
+
+  /** Each connection its own, waiting at most a short lock timeout for a row lock; closed after use. */
+  private DataSource shortLockTimeout() {
+    String setting = switch (database()) {
+      case H2 -> "SET LOCK_TIMEOUT 200";
+      case POSTGRESQL -> "SET lock_timeout = '200ms'";
+      case MARIADB -> "SET SESSION innodb_lock_wait_timeout = 1"; // whole seconds
+    };
+    return new DataSource() {
+      @Override
+      public Connection getConnection() throws SQLException {
+        Connection connection = DriverManager.getConnection(db.url(), db.user(), db.password());
+        try (Statement statement = connection.createStatement()) {
+          statement.execute(setting);
+        }
+        return connection;
+      }
+
+      @Override
+      public Connection getConnection(String user, String password) throws SQLException {
+        return getConnection();
+      }
+
+      @Override
+      public PrintWriter getLogWriter() {
+        return null;
+      }
+
+      @Override
+      public void setLogWriter(PrintWriter out) {}
+
+      @Override
+      public void setLoginTimeout(int seconds) {}
+
+      @Override
+      public int getLoginTimeout() {
+        return 0;
+      }
+
+      @Override
+      public java.util.logging.Logger getParentLogger() throws SQLFeatureNotSupportedException {
+        throw new SQLFeatureNotSupportedException();
+      }
+
+      @Override
+      public <T> T unwrap(Class<T> iface) throws SQLException {
+        throw new SQLException("not a wrapper");
+      }
+
+      @Override
+      public boolean isWrapperFor(Class<?> iface) {
+        return false;
+      }
+    };
+  }
+
+  /** Another session's uncommitted update holds the payment's row lock until the connection is closed. */
+  private Connection lockPayment(long id) throws SQLException {
+    Connection holder = db.dataSource().getConnection();
+    holder.setAutoCommit(false);
+    try (Statement statement = holder.createStatement()) {
+      statement.executeUpdate("UPDATE payments SET row_version = row_version WHERE id = " + id);
+    }
+    return holder;
+  }
+
+  private static void release(Connection holder) {
+    try (holder) {
+      holder.rollback();
+      holder.setAutoCommit(true);
+    } catch (SQLException e) {
+      throw new IllegalStateException(e);
+    }
+  }
+
+  @Test
+  void aLockTimeoutOfATransitionIsRetriedInANewTransaction() throws Exception {
+    payment(20, PaymentState.NEW, 0);
+    PaymentFlow impatient = new PaymentFlow_Idempotent(IdemRuntime.builder().dataSource(shortLockTimeout()).build());
+    Connection holder = lockPayment(20);
+    // Held past the first attempt's lock timeout (200 ms; MariaDB 1 s), released during a later attempt.
+    ScheduledExecutorService releaser = Executors.newSingleThreadScheduledExecutor();
+    try {
+      releaser.schedule(() -> release(holder), database() == TestDatabase.MARIADB ? 1_500 : 300,
+          TimeUnit.MILLISECONDS);
+      assertEquals(TransitionResult.APPLIED, impatient.authorize(20L));
+    } finally {
+      releaser.shutdown();
+      assertTrue(releaser.awaitTermination(10, TimeUnit.SECONDS));
+    }
+    assertEquals("AUTHORIZED 1", paymentRow(20));
+  }
+
+  @Test
+  void aLockTimeoutInEveryAttemptIsAStoreExceptionWithTheDatabasesError() throws Exception {
+    payment(21, PaymentState.NEW, 0);
+    PaymentFlow impatient = new PaymentFlow_Idempotent(IdemRuntime.builder().dataSource(shortLockTimeout()).build());
+    Connection holder = lockPayment(21);
+    IdempotencyStoreException e;
+    try {
+      e = assertThrows(IdempotencyStoreException.class, () -> impatient.capture(21));
+    } finally {
+      release(holder);
+    }
+    assertTrue(e.getCause() instanceof SQLException, e.toString());
+    assertTrue(e.getMessage().contains("in each of 5 attempts"), e.getMessage());
+    assertEquals("NEW 0", paymentRow(21));
+  }
+
+  @Test
+  void aTransitionOnAMissingTableIsAStoreExceptionSayingWhatToDoIfTheTableIsIdems() {
+    payment(22, PaymentState.NEW, 0);
+    db.execute("ALTER TABLE payments RENAME TO payments_away");
+    IdempotencyStoreException e;
+    try {
+      e = assertThrows(IdempotencyStoreException.class, () -> payments.cancel(22));
+    } finally {
+      db.execute("ALTER TABLE payments_away RENAME TO payments");
+    }
+    assertTrue(e.getCause() instanceof SQLException, e.toString());
+    assertTrue(e.getMessage().contains("If the missing table is idem's"), e.getMessage());
+    assertEquals("NEW 0", paymentRow(22));
+  }
+
+  @Test
+  void aMissingTransitionLogIsAStoreExceptionNamingItsDdl() {
+    payment(23, PaymentState.NEW, 0);
+    db.execute("ALTER TABLE idem_transition_log RENAME TO idem_transition_log_away");
+    IdempotencyStoreException e;
+    try {
+      e = assertThrows(IdempotencyStoreException.class, () -> payments.authorize(23L));
+    } finally {
+      db.execute("ALTER TABLE idem_transition_log_away RENAME TO idem_transition_log");
+    }
+    assertTrue(e.getMessage().contains("idem's table idem_transition_log does not exist"), e.getMessage());
+    assertTrue(e.getMessage().contains("runtime.createSchema()"), e.getMessage());
+    assertTrue(e.getMessage().contains("dev/idem/runtime/schema/transition-log-"), e.getMessage());
+    assertEquals("NEW 0", paymentRow(23), "the transition rolled back with its log row");
   }
 
   /** The user's implementation of the command and plain method of {@link Checkout}: no transition to stub. */

@@ -131,7 +131,7 @@ final class BatchExecutor {
     for (int attemptNumber = 1; attemptNumber <= Retries.MAX_ATTEMPTS; attemptNumber++) {
       Attempt attempt = new Attempt();
       try {
-        return transactions.inTransaction(
+        return transactions.inTransactionRethrowing(
             connection -> attempt(transactions.current(), spec, batch, body, attempt, true));
       } catch (BodyFailure failure) {
         throw Sneaky.rethrow(failure.getCause());
@@ -145,7 +145,8 @@ final class BatchExecutor {
         // Once the body ran, its side effects outside the database may have happened: never rerun it.
         if (attempt.bodyStarted || !dialect.isTransient(sqlException)) {
           throw new IdempotencyStoreException("Recording a batch of " + batch.sortedKeys().size() + " keys of "
-              + spec.scope() + " failed; the transaction was rolled back", sqlException);
+              + spec.scope() + " failed; the transaction was rolled back"
+              + dialect.missingTableHint(sqlException, records.table()), sqlException);
         }
         lastTransientFailure = sqlException;
         Retries.pauseBeforeRetry(attemptNumber);
@@ -177,7 +178,7 @@ final class BatchExecutor {
       // No retry: the database may have aborted the caller's whole transaction (deadlock victim).
       Quietly.rollback(connection, savepoint);
       throw new IdempotencyStoreException("Recording a batch of " + spec.scope()
-          + " in the caller's transaction failed", e);
+          + " in the caller's transaction failed" + dialect.missingTableHint(e, records.table()), e);
     } catch (RuntimeException | Error e) {
       Quietly.rollback(connection, savepoint);
       throw e;

@@ -7,6 +7,7 @@ import dev.idem.runtime.IdempotencyInProgressException;
 import dev.idem.runtime.IdempotencyKeyReusedException;
 import dev.idem.runtime.IdempotencyLeaseLostException;
 import dev.idem.runtime.IdempotencyOutcomeUnknownException;
+import dev.idem.runtime.IdempotencyResultTooLargeException;
 import dev.idem.runtime.IdempotencyStoreException;
 import dev.idem.runtime.IdempotencyCommitUnknownException;
 import dev.idem.InFlight;
@@ -317,7 +318,7 @@ final class ClaimExecutor {
         if (!dialect.isTransient(e)) {
           throw new IdempotencyStoreException("Claiming " + scope + " key '" + key + "' failed (step: claim;"
               + " the body did not run; a retry claims again, or, if this claim did commit, meets it in flight"
-              + " until its lease ends)", e);
+              + " until its lease ends)" + dialect.missingTableHint(e, table), e);
         }
         lastTransientFailure = e;
         pause(ThreadLocalRandom.current().nextLong(1, 5L * contendedRounds + 1));
@@ -383,8 +384,12 @@ final class ClaimExecutor {
       json = spec.resultType().isVoid() ? null : results.write(spec, key, value);
     } catch (RuntimeException notStorable) {
       Quietly.rollback(connection);
-      throw outcomeUnknown(borrowed, spec, key, token, "its result could not be stored ("
-          + notStorable.getMessage() + ")", notStorable);
+      // The problem says what failed; the OUTCOME_UNKNOWN exception's message says, once, what retries get.
+      String problem = notStorable instanceof IdempotencyResultTooLargeException tooLarge
+          ? "its result could not be stored: it is " + tooLarge.size() + " characters as JSON, more than the"
+              + " maximum result size of " + tooLarge.limit() + " (IdemRuntime.Builder.maxResultSize)"
+          : "its result could not be stored (" + notStorable.getMessage() + ")";
+      throw outcomeUnknown(borrowed, spec, key, token, problem, notStorable);
     }
     long expiresAt = time.millis() + spec.retentionMillis();
     boolean completed;

@@ -7,6 +7,7 @@ import java.sql.PreparedStatement;
 import java.sql.ResultSet;
 import java.sql.SQLException;
 import java.sql.Statement;
+import java.util.function.LongConsumer;
 import javax.sql.DataSource;
 
 /**
@@ -45,6 +46,14 @@ final class ExpiredRecordPurger {
   }
 
   long purgeExpired(int batchSize) {
+    return purgeExpired(batchSize, deleted -> { });
+  }
+
+  /**
+   * Like {@link #purgeExpired(int)}, telling {@code afterBatch} how many rows each committed batch deleted (for an
+   * operator's progress report).
+   */
+  long purgeExpired(int batchSize, LongConsumer afterBatch) {
     if (transactions.inProgress() || transactions.applicationsInProgress()) {
       // Its batches commit on a connection of their own: inside a transaction, that would be a second pooled
       // connection while this thread holds one (a pool of one would wait for itself), and the batches would not
@@ -56,6 +65,7 @@ final class ExpiredRecordPurger {
       // The days past their archive horizon go whole, and the coming days are created: no row is deleted.
       long dropped = partitions.maintain(keepAfterDedupWindowMillis);
       logPartitions.maintain(0); // its days go by the log's own keep (never, by default)
+      afterBatch.accept(dropped); // one "batch": the records of the days removed
       return dropped;
     }
     long total = 0;
@@ -70,7 +80,7 @@ final class ExpiredRecordPurger {
       String selectSql = dialect.purgeSelectSql(tableName, connection.getMetaData());
       try {
         if (selectSql != null) {
-          total = purgeBySkipLockedSelect(connection, selectSql, now, batchSize);
+          total = purgeBySkipLockedSelect(connection, selectSql, now, batchSize, afterBatch);
         } else {
           try (PreparedStatement purge = connection.prepareStatement(purgeSql)) {
             int deleted;
@@ -79,6 +89,7 @@ final class ExpiredRecordPurger {
               purge.setInt(2, batchSize);
               deleted = purgeBatch(purge);
               total += deleted;
+              afterBatch.accept(deleted);
             } while (deleted >= batchSize);
           }
         }
@@ -100,8 +111,8 @@ final class ExpiredRecordPurger {
    * {@code batchSize} expired rows nobody else holds, deletes them by key and commits. A row in flight is skipped
    * rather than waited for; the batches stop when one picks fewer rows than asked (the next purge gets the rest).
    */
-  private long purgeBySkipLockedSelect(Connection connection, String selectSql, long now, int batchSize)
-      throws SQLException {
+  private long purgeBySkipLockedSelect(Connection connection, String selectSql, long now, int batchSize,
+      LongConsumer afterBatch) throws SQLException {
     int isolation = connection.getTransactionIsolation();
     connection.setAutoCommit(false);
     connection.setTransactionIsolation(Connection.TRANSACTION_READ_COMMITTED);
@@ -133,6 +144,7 @@ final class ExpiredRecordPurger {
             }
             connection.commit();
             total += deleted;
+            afterBatch.accept(deleted);
             break;
           } catch (SQLException e) {
             if (Quietly.closed(connection) || attemptNumber >= Retries.MAX_ATTEMPTS || !dialect.isTransient(e)) {

@@ -6,6 +6,7 @@ import com.fasterxml.jackson.annotation.JsonTypeInfo;
 import com.fasterxml.jackson.core.JsonProcessingException;
 import com.fasterxml.jackson.databind.AnnotationIntrospector;
 import com.fasterxml.jackson.databind.BeanDescription;
+import com.fasterxml.jackson.databind.JsonMappingException;
 import com.fasterxml.jackson.databind.JsonSerializer;
 import com.fasterxml.jackson.databind.MapperFeature;
 import com.fasterxml.jackson.databind.ObjectMapper;
@@ -50,6 +51,13 @@ import java.util.Set;
  *   <li>objects (records, classes: their fields, see {@link PropertyModel}) have their properties sorted by name;
  *   <li>every {@link Map} (sorted ones too, whatever their comparator) has its entries sorted by the canonical text
  *       of the key: a string key itself, another key its canonical JSON (a JSON string without its quotes);
+ *   <li>a map with a {@code null} key is refused ({@link IdempotencyException} before any SQL, naming the rule): a
+ *       JSON object has only text as names, and every text a null key could be written as (such as {@code "null"},
+ *       the form fingerprints had before) is also a string key's, so that {@code {null: 5}} and {@code {"null": 5}}
+ *       would share a fingerprint and a reused key with the other payload be replayed instead of rejected. Refusing
+ *       keeps the canonical form injective without changing the form, and so the stored fingerprint, of any map
+ *       without a null key (encoding null distinctly would need a marker some string key could also spell, or
+ *       another form for such maps); a payload with a null key is rare and easily avoided;
  *   <li>every {@link Set} ({@code Set.of}, whose order differs per JVM, {@code EnumSet}, sorted sets) has its
  *       elements sorted by their canonical JSON; lists and arrays keep their order, which is part of the value;
  *   <li>a {@link BigDecimal} is compared numerically: it is written without trailing zeros, in
@@ -95,11 +103,33 @@ final class Fingerprinter {
       }
       json.writeEndObject();
     } catch (IOException e) {
+      if (nullMapKey(e) != null) {
+        throw new IdempotencyException("Cannot fingerprint the payload " + names + " of " + spec.scope() + ": "
+            + nullMapKey(e).getOriginalMessage() + ". Nothing ran and nothing was stored", e);
+      }
       String reason = e instanceof JsonProcessingException json ? json.getOriginalMessage() : e.toString();
       throw new IdempotencyException("Cannot fingerprint the payload " + names + " of " + spec.scope()
           + ": it is not serializable as JSON (" + reason + ")", e);
     }
     return sink.hexDigest();
+  }
+
+  private static NullMapKey nullMapKey(Throwable e) {
+    for (Throwable t = e; t != null; t = t.getCause()) {
+      if (t instanceof NullMapKey found) {
+        return found;
+      }
+    }
+    return null;
+  }
+
+  /** A map of the payload has a null key (see the class comment: refused, so that the canonical form stays injective). */
+  @SuppressWarnings("serial")
+  private static final class NullMapKey extends JsonMappingException {
+    NullMapKey(JsonGenerator gen) {
+      super(gen, "a map in it has a null key, which idem refuses in payloads: its canonical text would equal the"
+          + " string key \"null\"'s, so that two different payloads would share a fingerprint. Use a non-null key");
+    }
   }
 
   private static final int[] FIRST = {0};
@@ -317,6 +347,9 @@ final class Fingerprinter {
       List<Entry> entries = new ArrayList<>(map.size());
       for (Object e : map.entrySet()) {
         Map.Entry<?, ?> entry = (Map.Entry<?, ?>) e;
+        if (entry.getKey() == null) {
+          throw new NullMapKey(gen);
+        }
         entries.add(new Entry(keyText(entry.getKey()), entry.getValue()));
       }
       entries.sort((a, b) -> a.key().compareTo(b.key()));
@@ -331,9 +364,6 @@ final class Fingerprinter {
     private static String keyText(Object key) throws IOException {
       if (key instanceof String text) {
         return text;
-      }
-      if (key == null) {
-        return "null";
       }
       String json = CANONICAL.writeValueAsString(key);
       return json.startsWith("\"") ? CANONICAL_READER.readValue(json, String.class) : json;

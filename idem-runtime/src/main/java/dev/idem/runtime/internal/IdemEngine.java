@@ -4,6 +4,9 @@ import com.fasterxml.jackson.databind.ObjectMapper;
 import dev.idem.Mode;
 import dev.idem.runtime.Dialect;
 import dev.idem.runtime.GeneratedCodeVersionException;
+import dev.idem.runtime.IdemAdmin;
+import dev.idem.runtime.IdemManifest;
+import dev.idem.runtime.IdempotencyStats;
 import dev.idem.runtime.IdempotencyBrokenRecordException;
 import dev.idem.runtime.IdempotencyRecord;
 import dev.idem.runtime.IdemRuntime;
@@ -29,6 +32,7 @@ import java.util.Objects;
 import java.util.Optional;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.function.Function;
+import java.util.function.LongConsumer;
 import javax.sql.DataSource;
 
 /**
@@ -69,6 +73,7 @@ public final class IdemEngine {
   private final long keepAfterDedupWindowMillis;
   private final ExpiredRecordPurger purger;
   private final RecordOperations operations;
+  private final RecordStats stats;
   /** The built-in scheduled purge; null unless the builder asked for one. */
   private final ScheduledPurge scheduledPurge;
   /** The first command seen per scope: two different commands must not share one (see {@link #checkScope}). */
@@ -94,8 +99,7 @@ public final class IdemEngine {
     this.clock = clock;
     this.listener = new SafeListener(settings.listener());
     this.cache = new CompletedRecordCache(settings.resultCacheSize());
-    this.transactions = new TransactionManager(dataSource, settings.transactionBinding(),
-        dialect.opensTransactionsWithStatement());
+    this.transactions = new TransactionManager(dataSource, settings.transactionBinding(), dialect);
     RecordStatements records = new RecordStatements(dialect, tableName);
     this.transactional = new TransactionalExecutor(transactions, records, dialect, results, clock, listener, cache,
         settings.bodiesNeverCommitImplicitly() || !dialect.commitsImplicitly());
@@ -118,6 +122,7 @@ public final class IdemEngine {
     this.purger = new ExpiredRecordPurger(dataSource, transactions, dialect, tableName, clock,
         settings.keepAfterDedupWindow().toMillis(), partitions, logPartitions);
     this.operations = new RecordOperations(transactions, dialect, tableName, results, cache, commandsByScope::get);
+    this.stats = new RecordStats(transactions, dialect, tableName, clock);
     this.scheduledPurge = settings.purgeInterval() == null ? null
         : new ScheduledPurge(purger, listener, tableName, settings.purgeInterval(), settings.purgeBatchSize());
   }
@@ -535,6 +540,55 @@ public final class IdemEngine {
    */
   public boolean resolve(String scope, String key, String resultJson) {
     return operations.resolve(scope, key, resultJson);
+  }
+
+  // ------------------------------------------------------------------------------------------------
+  // Operator tools (IdemAdmin)
+
+  /**
+   * @param scope the command's scope
+   * @param key the composed key
+   * @return the record with its fingerprint, stored JSON and result shape, if any
+   */
+  public Optional<IdemAdmin.StoredRecord> read(String scope, String key) {
+    return operations.read(scope, key);
+  }
+
+  /**
+   * @param scope the command's scope
+   * @param key the composed key
+   * @return whether an OUTCOME_UNKNOWN record was deleted
+   */
+  public boolean release(String scope, String key) {
+    return operations.release(scope, key);
+  }
+
+  /**
+   * @param scope the command's scope
+   * @param key the composed key
+   * @param resultJson the result as JSON, or null for a void command
+   * @param command the command as the application's manifest describes it
+   * @return whether an OUTCOME_UNKNOWN record was completed
+   */
+  public boolean resolve(String scope, String key, String resultJson, IdemManifest.Command command) {
+    return operations.resolveChecked(scope, key, resultJson, command);
+  }
+
+  /**
+   * @param batchSize the most rows one statement deletes
+   * @param afterBatch told how many rows each committed batch deleted
+   * @return the number of deleted records
+   */
+  public long purgeExpired(int batchSize, LongConsumer afterBatch) {
+    return purger.purgeExpired(batchSize, afterBatch);
+  }
+
+  /**
+   * @param limit the most keys per list
+   * @return the table's counts
+   */
+  public IdempotencyStats stats(int limit) {
+    return stats.stats(limit);
   }
 
   /** Limits of the key and scope, for the builder's argument checks. */

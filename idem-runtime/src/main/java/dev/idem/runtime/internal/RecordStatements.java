@@ -38,6 +38,11 @@ final class RecordStatements {
   /** Null where the dialect cannot commit with the completion. */
   private final String storeResultAndCommitSql;
 
+  /** @return the record table these statements use */
+  String table() {
+    return table;
+  }
+
   RecordStatements(SqlDialect dialect, String table) {
     this.dialect = dialect;
     this.table = table;

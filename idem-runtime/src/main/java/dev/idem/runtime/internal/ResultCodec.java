@@ -49,6 +49,7 @@ import com.fasterxml.jackson.databind.ser.std.StdSerializer;
 import com.fasterxml.jackson.datatype.jdk8.Jdk8Module;
 import com.fasterxml.jackson.datatype.jsr310.JavaTimeModule;
 import java.io.IOException;
+import java.lang.invoke.MethodType;
 import java.lang.reflect.Modifier;
 import java.lang.reflect.ParameterizedType;
 import java.lang.reflect.Type;
@@ -169,7 +170,7 @@ final class ResultCodec {
       throw new IdempotencyException("Cannot store the result of " + spec.scope() + " key '" + key + "' as JSON ("
           + e.getOriginalMessage() + "); the command's transaction was rolled back", e);
     }
-    return checkSize(spec, key, json);
+    return checkSize(spec, key, json, spec.mode() == dev.idem.Mode.CLAIM);
   }
 
   /**
@@ -264,9 +265,15 @@ final class ResultCodec {
     }
   }
 
-  private String checkSize(CommandSpec<?> spec, String key, String json) {
+  /**
+   * @param bodyNeverReruns a CLAIM command's result: its caller gets {@code IdempotencyOutcomeUnknownException} with
+   *     this exception as the cause, which says what retries meet; this message must not promise a rerun that never
+   *     comes. (Failure arguments too large are not stored: the claim is released, and a retry runs again.)
+   */
+  private String checkSize(CommandSpec<?> spec, String key, String json, boolean bodyNeverReruns) {
     if (json.length() > maxResultSize) {
-      throw new IdempotencyResultTooLargeException(spec.scope(), key, json.length(), maxResultSize);
+      throw new IdempotencyResultTooLargeException(spec.scope(), key, json.length(), maxResultSize,
+          bodyNeverReruns);
     }
     return json;
   }
@@ -277,6 +284,12 @@ final class ResultCodec {
           + "(SQL NULL), although the command returns " + spec.resultType().type().getTypeName()
           + " (a null result is stored as JSON null)");
     }
+    if (spec.resultType().type() instanceof Class<?> type && type.isPrimitive() && "null".equals(json.strip())) {
+      // Never written for a primitive (its body cannot return null), and read as 0/false by Jackson or unboxed into
+      // a NullPointerException by generated code: a record changed by hand or by other code.
+      throw new IdempotencyBrokenRecordException(spec.scope(), key, "it holds the result null (JSON null), but the"
+          + " command returns " + type.getName() + ", which cannot be null");
+    }
     Object value;
     try {
       value = codec(spec.resultType()).reader().readValue(json);
@@ -286,8 +299,8 @@ final class ResultCodec {
           + "); did the result type change incompatibly?", e);
     }
     if (value == null && spec.resultType().type() instanceof Class<?> type && type.isPrimitive()) {
-      throw new IdempotencyResultShapeException(spec.scope(), key, "it is null, but the command returns "
-          + type.getName());
+      throw new IdempotencyBrokenRecordException(spec.scope(), key, "it is null, but the command returns "
+          + type.getName() + ", which cannot be null");
     }
     return value;
   }
@@ -326,7 +339,11 @@ final class ResultCodec {
    */
   private static void checkShape(CommandSpec<?> spec, String key, String storedShape) {
     if (storedShape == null || storedShape.equals(spec.resultShape())
-        || storedShape.equals(CommandSpec.defaultResultShape(spec.resultType()))) {
+        || storedShape.equals(CommandSpec.defaultResultShape(spec.resultType()))
+        // Generated code described a primitive result by its wrapper class (Long.class for long) before it wrote
+        // long.class: the default shape of such a record names the wrapper.
+        || (spec.resultType().type() instanceof Class<?> c && c.isPrimitive() && storedShape.equals(
+            CommandSpec.defaultResultShape(ResultType.of(MethodType.methodType(c).wrap().returnType()))))) {
       return;
     }
     throw new IdempotencyResultShapeException(spec.scope(), key, "it was stored with the result shape "
@@ -343,7 +360,7 @@ final class ResultCodec {
       throw new IdempotencyException("Cannot store the " + failure.storedName() + " of " + spec.scope()
           + " key '" + key + "' as JSON (" + e.getOriginalMessage() + ")", e);
     }
-    return checkSize(spec, key, json);
+    return checkSize(spec, key, json, false);
   }
 
   /**

@@ -394,7 +394,7 @@ abstract class SqlDialect {
   abstract boolean isLockNotAvailable(SQLException e);
 
   // ------------------------------------------------------------------------------------------------
-  // Operators (IdemRuntime.inspect / forget / resolve): one record by scope and key.
+  // Operators (IdemRuntime.inspect / forget / resolve, IdemAdmin): one record by scope and key, and the counts.
 
   /** SQL deleting one record whatever its state; parameters: scope, key. */
   final String forgetSql(String table) {
@@ -409,6 +409,42 @@ abstract class SqlDialect {
     return "UPDATE " + table + " SET state = '" + COMPLETED + "', result = ?, error_type = NULL,"
         + " result_shape = ?, owner_token = NULL, lease_until = NULL" + BY_KEY
         + " AND state = '" + OUTCOME_UNKNOWN + "'";
+  }
+
+  /**
+   * SQL deleting one record only while it is {@link #OUTCOME_UNKNOWN} (an operator found that its effect did not
+   * happen: the next call runs the command again); parameters: scope, key.
+   */
+  final String releaseOutcomeUnknownSql(String table) {
+    return "DELETE FROM " + table + BY_KEY + " AND state = '" + OUTCOME_UNKNOWN + "'";
+  }
+
+  /**
+   * SQL counting records per scope and state, with their oldest and newest creation and how many have expired;
+   * parameter: now. Columns: scope, state, count, min created_at, max created_at, expired count.
+   */
+  final String statsSql(String table) {
+    return "SELECT scope, state, COUNT(*), MIN(created_at), MAX(created_at),"
+        + " SUM(CASE WHEN expires_at <= ? THEN 1 ELSE 0 END) FROM " + table
+        + " GROUP BY scope, state ORDER BY scope, state";
+  }
+
+  /**
+   * SQL listing {@link #IN_PROGRESS} claims whose lease has ended (their owner died or is stuck), oldest lease
+   * first; parameter: now. Columns: scope, idem_key, owner_token, lease_until, created_at, result.
+   */
+  final String expiredLeasesSql(String table) {
+    return "SELECT scope, idem_key, owner_token, lease_until, created_at, result FROM " + table
+        + " WHERE state = '" + IN_PROGRESS + "' AND lease_until < ? ORDER BY lease_until, scope, idem_key";
+  }
+
+  /**
+   * SQL listing every {@link #OUTCOME_UNKNOWN} record, oldest first; no parameters. Columns: scope, idem_key,
+   * owner_token, lease_until, created_at, result (idem's note).
+   */
+  final String outcomeUnknownSql(String table) {
+    return "SELECT scope, idem_key, owner_token, lease_until, created_at, result FROM " + table
+        + " WHERE state = '" + OUTCOME_UNKNOWN + "' ORDER BY created_at, scope, idem_key";
   }
 
   // ------------------------------------------------------------------------------------------------
@@ -509,6 +545,45 @@ abstract class SqlDialect {
       }
     }
     return false;
+  }
+
+  /**
+   * Whether the failure says a table does not exist: SQLState {@code 42P01} (PostgreSQL's undefined_table) or
+   * {@code 42S02} (base table or view not found: H2, MariaDB, MySQL); subclasses add their vendor codes.
+   */
+  boolean isUndefinedTable(SQLException e) {
+    for (SQLException s : SqlErrors.chain(e)) {
+      if ("42P01".equals(s.getSQLState()) || "42S02".equals(s.getSQLState())) {
+        return true;
+      }
+    }
+    return false;
+  }
+
+  /**
+   * What to do when a statement failed because a table does not exist ({@link #isUndefinedTable}), to end the
+   * message of an {@link dev.idem.runtime.IdempotencyStoreException} (whose constructor appends the driver's message
+   * after a colon); empty for any other failure.
+   *
+   * @param e the failure
+   * @param table the table idem's statement used (the record table or the transition log), or null where the
+   *     statements were the application's or a transition's (the missing table may be the application's own)
+   */
+  final String missingTableHint(SQLException e, String table) {
+    if (!isUndefinedTable(e)) {
+      return "";
+    }
+    String name = schemaResource().substring("schema/".length(), schemaResource().length() - ".sql".length());
+    return (table != null
+        ? ". idem's table " + table + " does not exist"
+            + (table.equals(TRANSITION_LOG_TABLE) || table.equals("idem_record") ? ""
+                : " (the shipped DDL names it idem_record: replace that name)")
+        : ". If the missing table is idem's (its record table, idem_record by default, or the transition log "
+            + TRANSITION_LOG_TABLE + ")")
+        + ": create idem's tables once, by calling runtime.createSchema(), or by running the DDL shipped in"
+        + " idem-runtime as dev/idem/runtime/" + schemaResource() + " and dev/idem/runtime/"
+        + transitionLogSchemaResource() + ", or by letting Flyway migrate the location"
+        + " classpath:dev/idem/runtime/flyway/" + name + ". The database said";
   }
 
   /** Whether the failure is a unique-constraint violation. */
@@ -955,6 +1030,7 @@ abstract class SqlDialect {
 
   private static final class MariaDbDialect extends SqlDialect {
     private static final int ER_DUP_ENTRY = 1062;
+    private static final int ER_NO_SUCH_TABLE = 1146;
     private static final int ER_LOCK_WAIT_TIMEOUT = 1205;
     private static final int ER_LOCK_DEADLOCK = 1213;
     private static final int ER_LOCK_NOWAIT = 3572;
@@ -1120,6 +1196,17 @@ abstract class SqlDialect {
       return super.isTransient(e);
     }
 
+    /** ER_NO_SUCH_TABLE (1146), whatever SQLState the driver reports with it. */
+    @Override
+    boolean isUndefinedTable(SQLException e) {
+      for (SQLException s : SqlErrors.chain(e)) {
+        if (s.getErrorCode() == ER_NO_SUCH_TABLE) {
+          return true;
+        }
+      }
+      return super.isUndefinedTable(e);
+    }
+
     @Override
     boolean isDuplicateKey(SQLException e) {
       for (SQLException s : SqlErrors.chain(e)) {
@@ -1135,6 +1222,10 @@ abstract class SqlDialect {
     private static final int LOCK_TIMEOUT = 50200;
     private static final int CONCURRENT_UPDATE = 90131;
     private static final int DEADLOCK = 40001;
+    /** TABLE_OR_VIEW_NOT_FOUND_1, _WITH_CANDIDATES_2, _DATABASE_EMPTY_1. */
+    private static final int TABLE_NOT_FOUND = 42102;
+    private static final int TABLE_NOT_FOUND_WITH_CANDIDATES = 42103;
+    private static final int TABLE_NOT_FOUND_DATABASE_EMPTY = 42104;
 
     H2Dialect() {
       super(Dialect.H2);
@@ -1249,6 +1340,18 @@ abstract class SqlDialect {
         }
       }
       return super.isTransient(e);
+    }
+
+    @Override
+    boolean isUndefinedTable(SQLException e) {
+      for (SQLException s : SqlErrors.chain(e)) {
+        int code = s.getErrorCode();
+        if (code == TABLE_NOT_FOUND || code == TABLE_NOT_FOUND_WITH_CANDIDATES
+            || code == TABLE_NOT_FOUND_DATABASE_EMPTY) {
+          return true;
+        }
+      }
+      return super.isUndefinedTable(e);
     }
   }
 }

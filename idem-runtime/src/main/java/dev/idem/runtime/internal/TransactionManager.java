@@ -25,17 +25,24 @@ final class TransactionManager {
   private final TransactionBinding binding;
   private final ThreadLocal<Transaction> current = new ThreadLocal<>();
 
+  private final SqlDialect dialect;
+
   /** See {@link SqlDialect#opensTransactionsWithStatement()}. */
   private final boolean transactionsByStatement;
 
   TransactionManager(DataSource dataSource, TransactionBinding binding) {
-    this(dataSource, binding, false);
+    this(dataSource, binding, null);
   }
 
-  TransactionManager(DataSource dataSource, TransactionBinding binding, boolean transactionsByStatement) {
+  /**
+   * @param dialect classifies the failures of {@link #inTransaction} work (transient or not, a missing table);
+   *     null: none is transient
+   */
+  TransactionManager(DataSource dataSource, TransactionBinding binding, SqlDialect dialect) {
     this.dataSource = dataSource;
     this.binding = binding;
-    this.transactionsByStatement = transactionsByStatement;
+    this.dialect = dialect;
+    this.transactionsByStatement = dialect != null && dialect.opensTransactionsWithStatement();
   }
 
   /** The transaction bound to this thread (idem's own, or the application's while idem runs inside it), or null. */
@@ -112,8 +119,96 @@ final class TransactionManager {
     return tx;
   }
 
-  /** See {@link IdemRuntime#inTransaction}. */
+  /**
+   * See {@link IdemRuntime#inTransaction}; also what generated {@code @StateTransition} methods run their SQL in.
+   * Whatever the work throws comes out unchanged, except a raw {@link SQLException} (the work's or a transition's own
+   * statements failed): that becomes an {@link IdempotencyStoreException} with it as the cause, since every failure
+   * idem lets out is an {@code IdempotencyException} or the application's own exception. In a transaction of idem's
+   * own, a transient one ({@link SqlDialect#isTransient} or {@link SqlDialect#isLockNotAvailable}: a deadlock, a lock
+   * timeout), raw or as the cause of an {@code IdempotencyStoreException} from a command joined inside, reruns the
+   * whole work in a new transaction, up to {@link Retries#MAX_ATTEMPTS} attempts, as {@code TRANSACTIONAL} commands
+   * retry: the failed attempt rolled back entirely, so rerunning it is safe for work whose effects are all in that
+   * transaction. Joined to a transaction in progress (a command's body, the application's), nothing is retried: the
+   * database may have aborted that whole transaction, which only its owner can begin again.
+   */
   <T> T inTransaction(TransactionalWork<T> work) {
+    Transaction joined = current.get();
+    if (joined != null) {
+      return runJoinedWrapping(joined, work);
+    }
+    Transaction applications = bindApplications();
+    if (applications != null) {
+      try {
+        return runJoinedWrapping(applications, work);
+      } finally {
+        unbind();
+      }
+    }
+    for (int attemptNumber = 1; ; attemptNumber++) {
+      try {
+        return inOwnTransaction(work);
+      } catch (SQLException e) {
+        if (attemptNumber < Retries.MAX_ATTEMPTS && isTransient(e)) {
+          Retries.pauseBeforeRetry(attemptNumber);
+          continue;
+        }
+        throw new IdempotencyStoreException(workFailed(e, isTransient(e)
+            ? "; it failed transiently (deadlock, lock timeout) in each of " + Retries.MAX_ATTEMPTS + " attempts, each"
+                + " in a new transaction, all rolled back"
+            : "; its transaction was rolled back"), e);
+      } catch (IdempotencyCommitUnknownException e) {
+        throw e; // whether it committed is unknown: never rerun
+      } catch (IdempotencyStoreException e) {
+        if (attemptNumber < Retries.MAX_ATTEMPTS && isTransient(e.getCause())) {
+          Retries.pauseBeforeRetry(attemptNumber); // a command joined inside failed transiently
+          continue;
+        }
+        throw e;
+      }
+    }
+  }
+
+  /** Whether rerunning the whole transaction may succeed; by SQLState and vendor code, never by message. */
+  private boolean isTransient(SQLException e) {
+    return dialect != null && e != null && (dialect.isTransient(e) || dialect.isLockNotAvailable(e));
+  }
+
+  /** The message of a failure of work's SQL, with what to do if a table of idem's is missing. */
+  private String workFailed(SQLException e, String outcome) {
+    return "An SQL statement failed in a @StateTransition or in runtime.inTransaction(..) work" + outcome
+        + (dialect == null ? "" : dialect.missingTableHint(e, null));
+  }
+
+  /** One attempt in a new transaction of idem's own; a raw SQLException of the work comes out as such. */
+  private <T> T inOwnTransaction(TransactionalWork<T> work) throws SQLException {
+    try {
+      return inTransactionRethrowing(work);
+    } catch (Throwable t) {
+      if (t instanceof SQLException e) {
+        throw e;
+      }
+      throw Sneaky.rethrow(t);
+    }
+  }
+
+  private <T> T runJoinedWrapping(Transaction joined, TransactionalWork<T> work) {
+    try {
+      return runJoined(joined, work);
+    } catch (Throwable t) {
+      if (t instanceof SQLException e) {
+        throw new IdempotencyStoreException(workFailed(e, " inside the caller's transaction (not retried there:"
+            + " the database may have aborted that whole transaction)"), e);
+      }
+      throw Sneaky.rethrow(t);
+    }
+  }
+
+  /**
+   * Runs {@code work} in a transaction (joined, or idem's own, committed here), rethrowing whatever it throws
+   * unchanged, a raw {@link SQLException} too: for executors that classify and retry failures themselves
+   * ({@link BatchExecutor}).
+   */
+  <T> T inTransactionRethrowing(TransactionalWork<T> work) {
     Transaction joined = current.get();
     if (joined != null) {
       return runJoined(joined, work);
@@ -176,7 +271,7 @@ final class TransactionManager {
     }
     current.set(Transaction.applications(connection, () -> connection));
     try {
-      return runJoined(current.get(), work);
+      return runJoinedWrapping(current.get(), work);
     } finally {
       unbind();
     }

@@ -101,7 +101,8 @@ final class TransactionalExecutor {
         boolean lockedOut = !attempt.bodyStarted && dialect.isLockNotAvailable(e);
         if (attempt.bodyStarted || !(lockedOut || dialect.isTransient(e))) {
           throw new IdempotencyStoreException(
-              "Recording " + spec.scope() + " key '" + key + "' failed; the transaction was rolled back", e);
+              "Recording " + spec.scope() + " key '" + key + "' failed; the transaction was rolled back"
+                  + dialect.missingTableHint(e, records.table()), e);
         }
         // A lock timeout before the body: a competitor's uncommitted claim of the key held it all that time.
         lastTransientFailure = e;
@@ -171,7 +172,7 @@ final class TransactionalExecutor {
         // No retry: the database may have aborted the caller's whole transaction (deadlock victim).
         Quietly.rollback(connection, savepoint);
         throw new IdempotencyStoreException("Recording " + spec.scope() + " key '" + key
-            + "' in the caller's transaction failed", e);
+            + "' in the caller's transaction failed" + dialect.missingTableHint(e, records.table()), e);
       } catch (Throwable t) {
         Quietly.rollback(connection, savepoint);
         throw Sneaky.rethrow(t);

@@ -69,6 +69,26 @@ class CanonicalFingerprintTest {
     return Fingerprinter.canonicalJson(value);
   }
 
+  /**
+   * A null map key would be written as the text "null", which is also the string key "null"'s: two different
+   * payloads, one fingerprint, and a reused key replayed instead of rejected. Refused, naming the rule; the form of
+   * maps without a null key is unchanged (issue 26 §5.4).
+   */
+  @Test
+  void aMapWithANullKeyIsRefusedAndTheStringKeyNullKeepsItsFingerprint() throws Exception {
+    Map<String, Integer> nullKey = new HashMap<>();
+    nullKey.put(null, 5);
+    dev.idem.runtime.IdempotencyException e = org.junit.jupiter.api.Assertions.assertThrows(
+        dev.idem.runtime.IdempotencyException.class, () -> fingerprint(nullKey));
+    assertTrue(e.getMessage().contains("null key"), e.getMessage());
+    assertTrue(e.getMessage().contains("Canonical.one"), e.getMessage());
+    // Nested in a list inside a record, too.
+    org.junit.jupiter.api.Assertions.assertThrows(dev.idem.runtime.IdempotencyException.class,
+        () -> fingerprint(List.of(Map.of("outer", nullKey))));
+    assertEquals(Fingerprinter.sha256Hex("{\"value\":{\"null\":5}}"), fingerprint(Map.of("null", 5)),
+        "the stored fingerprint of a map without a null key does not change");
+  }
+
   @Test
   void setsAreSortedWhateverTheirIterationOrder() throws Exception {
     Set<String> forward = new LinkedHashSet<>(List.of("b", "a", "c"));

@@ -3,6 +3,7 @@ package dev.idem.runtime.internal;
 import dev.idem.runtime.IdemRuntime;
 import dev.idem.runtime.IdempotencyListener;
 import dev.idem.runtime.IdempotencyKeyReusedException;
+import dev.idem.runtime.IdempotencyStoreException;
 import dev.idem.runtime.InvalidIdempotencyKeyException;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertFalse;
@@ -517,6 +518,144 @@ abstract class CommandContractTest extends DatabaseContract {
     }));
     try (Connection connection = database.dataSource().getConnection()) {
       assertTrue(connection.getAutoCommit());
+    }
+  }
+
+  // ---- inTransaction work whose SQL fails: an IdempotencyStoreException, a transient failure rerun (issue 26 §5.1)
+
+  @Test
+  void inTransactionWorkWhoseSqlFailsGetsAStoreExceptionWithTheCauseAndRunsOnce() {
+    AtomicInteger attempts = new AtomicInteger();
+    IdempotencyStoreException e = assertThrows(IdempotencyStoreException.class, () -> runtime.inTransaction(c -> {
+      attempts.incrementAndGet();
+      try (Statement statement = c.createStatement()) {
+        statement.executeQuery("SELECT x FROM no_such_table");
+      }
+      return "unreachable";
+    }));
+    assertTrue(e.getCause() instanceof SQLException, e.toString());
+    assertEquals(1, attempts.get(), "not transient: never rerun");
+    assertTrue(e.getMessage().contains("runtime.createSchema()"), e.getMessage());
+  }
+
+  @Test
+  void inTransactionRerunsWorkThatFailedTransientlyInANewTransaction() throws Exception {
+    AtomicInteger attempts = new AtomicInteger();
+    assertEquals("done", runtime.inTransaction(c -> {
+      insertPayment("p-retried", 1); // the first attempt's insert rolls back, or the second one's would collide
+      if (attempts.incrementAndGet() == 1) {
+        throw new SQLException("chosen as deadlock victim", "40001");
+      }
+      return "done";
+    }));
+    assertEquals(2, attempts.get());
+    assertEquals(1, count("SELECT COUNT(*) FROM payments WHERE id = 'p-retried'"));
+  }
+
+  @Test
+  void inTransactionGivesUpOnATransientFailureAfterFiveAttempts() {
+    AtomicInteger attempts = new AtomicInteger();
+    IdempotencyStoreException e = assertThrows(IdempotencyStoreException.class, () -> runtime.inTransaction(c -> {
+      attempts.incrementAndGet();
+      throw new SQLException("lock wait timeout", "40001");
+    }));
+    assertEquals(5, attempts.get());
+    assertEquals("40001", e.getCause().getSQLState());
+  }
+
+  @Test
+  void joinedInTransactionWorkIsNotRetriedButTheOutermostTransactionOfIdemsIs() {
+    AtomicInteger outer = new AtomicInteger();
+    AtomicInteger inner = new AtomicInteger();
+    assertEquals("done", runtime.inTransaction(c -> {
+      outer.incrementAndGet();
+      IdempotencyStoreException e = assertThrows(IdempotencyStoreException.class, () -> runtime.inTransaction(j -> {
+        inner.incrementAndGet();
+        throw new SQLException("deadlock", "40001");
+      }));
+      assertEquals(1, inner.getAndSet(0), "joined: never rerun inside the outer transaction");
+      if (outer.get() == 1) {
+        throw e; // the outermost transaction is idem's own: rerun as a whole
+      }
+      return "done";
+    }));
+    assertEquals(2, outer.get());
+  }
+
+  @Test
+  void workInTheApplicationsTransactionIsNeverRetried() throws Exception {
+    AtomicInteger attempts = new AtomicInteger();
+    try (Connection connection = database.dataSource().getConnection()) {
+      connection.setAutoCommit(false);
+      IdempotencyStoreException e = assertThrows(IdempotencyStoreException.class,
+          () -> runtime.withConnection(connection, c -> runtime.inTransaction(j -> {
+            attempts.incrementAndGet();
+            throw new SQLException("deadlock", "40001");
+          })));
+      assertEquals("40001", e.getCause().getSQLState());
+      connection.rollback();
+      connection.setAutoCommit(true);
+    }
+    assertEquals(1, attempts.get());
+  }
+
+  @Test
+  void theApplicationsOwnExceptionsLeaveInTransactionUnchanged() {
+    IOException checked = new IOException("the application's");
+    assertSame(checked, assertThrows(IOException.class, () -> runtime.inTransaction(c -> {
+      throw checked;
+    })));
+  }
+
+  // ---- a null map key in a payload (issue 26 §5.4)
+
+  private static final CommandSpec<String> TAGGED =
+      CommandSpec.builder("Types.tagged", ResultType.of(String.class)).keyParts("id").payload("tags").build();
+
+  @Test
+  void aPayloadMapWithANullKeyIsRefusedBeforeAnySqlAndNeverReplaysAnothersResult() {
+    AtomicInteger calls = new AtomicInteger();
+    assertEquals("first", IdemEngine.of(runtime).execute(TAGGED, new Object[] {"t-1"},
+        new Object[] {Map.of("null", 5)}, counted(calls, "first")));
+    Map<String, Integer> nullKey = new java.util.HashMap<>();
+    nullKey.put(null, 5);
+    counting.reset();
+    for (String key : List.of("t-1", "t-2")) {
+      dev.idem.runtime.IdempotencyException e = assertThrows(dev.idem.runtime.IdempotencyException.class,
+          () -> IdemEngine.of(runtime).execute(TAGGED, new Object[] {key}, new Object[] {nullKey},
+              counted(calls, "second")));
+      assertTrue(e.getMessage().contains("null key"), e.getMessage());
+    }
+    assertEquals(1, calls.get());
+    assertEquals(0, counting.statementsExecuted(), "refused before any SQL");
+    assertEquals(0, count("SELECT COUNT(*) FROM idem_record WHERE idem_key = 't-2'"));
+  }
+
+  // ---- a missing table says what to do (issue 26 §5.5)
+
+  @Test
+  void aMissingRecordTableSaysHowToCreateIt() {
+    IdemRuntime uninstalled = IdemRuntime.builder().dataSource(database.dataSource()).clock(clock)
+        .databaseTime(false).tableName("never_created").build();
+    String dialect = switch (database.database()) {
+      case H2 -> "h2";
+      case POSTGRESQL -> "postgresql";
+      case MARIADB -> "mariadb";
+    };
+    CommandSpec<String> claim = CommandSpec.builder("Types.claimed", ResultType.of(String.class))
+        .mode(dev.idem.Mode.CLAIM).keyParts("id").build();
+    List<IdempotencyStoreException> failures = List.of(
+        assertThrows(IdempotencyStoreException.class, () -> IdemEngine.of(uninstalled)
+            .execute(STRING, new Object[] {"m-1", Channel.WEB, 1}, new Object[] {"a", "b"}, () -> "ran")),
+        assertThrows(IdempotencyStoreException.class, () -> IdemEngine.of(uninstalled)
+            .execute(claim, new Object[] {"m-2"}, new Object[0], () -> "ran")),
+        assertThrows(IdempotencyStoreException.class, () -> uninstalled.inspect("Types.string", "m-3")));
+    for (IdempotencyStoreException e : failures) {
+      String message = e.getMessage();
+      assertTrue(message.contains("idem's table never_created does not exist"), message);
+      assertTrue(message.contains("runtime.createSchema()"), message);
+      assertTrue(message.contains("dev/idem/runtime/schema/" + dialect + ".sql"), message);
+      assertTrue(message.contains("classpath:dev/idem/runtime/flyway/" + dialect), message);
     }
   }
 

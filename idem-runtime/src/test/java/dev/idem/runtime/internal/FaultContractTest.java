@@ -201,6 +201,18 @@ abstract class FaultContractTest extends DatabaseContract {
   void aResultLargerThanMaxResultSizeNeverRunsTheBodyAgain() {
     IdempotencyOutcomeUnknownException e = assertRunsOnceAndStaysUnknown(CHARGE, "u-2", () -> "x".repeat(2_000));
     assertInstanceOf(dev.idem.runtime.IdempotencyResultTooLargeException.class, e.getCause());
+    // One account of what retries get (issue 26 §5.2): never "a retry runs the command again".
+    assertTrue(e.problem().contains("2002 characters as JSON, more than the maximum result size of 1000"),
+        e.problem());
+    for (String message : List.of(e.getMessage(), e.getCause().getMessage())) {
+      assertFalse(message.contains("runs the command again"), message);
+      assertFalse(message.contains("until the result is smaller"), message);
+    }
+    assertTrue(e.getMessage().contains("never run the body again"), e.getMessage());
+    // The record's result column holds idem's note, not a result: no result size; the note is the problem.
+    IdempotencyRecord record = runtime.inspect(CHARGE.scope(), "u-2").orElseThrow();
+    assertEquals(0, record.resultSize());
+    assertEquals(e.problem(), record.problem());
   }
 
   /**
