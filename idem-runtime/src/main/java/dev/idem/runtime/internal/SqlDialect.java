@@ -191,6 +191,15 @@ abstract class SqlDialect {
     return null;
   }
 
+  /**
+   * The batch claim of keys that carry their time, for a layout that files records by day; null elsewhere.
+   * Parameters: the keys' array, the fingerprints' array, the keys' days' array, scope, created_at, expires_at.
+   * Columns as {@link #batchClaimSql}.
+   */
+  String keyTimeBatchClaimSql(String table) {
+    return null;
+  }
+
   /** Binds {@link #keyTimeClaimSql}'s parameters; {@code keyMillis} is the time the key carries. */
   void bindKeyTimeClaim(PreparedStatement claim, String scope, String key, String state, String fingerprint,
       long now, long expiresAt, long keyMillis) throws SQLException {
@@ -905,6 +914,27 @@ abstract class SqlDialect {
           + " AS claim (scope, idem_key, state, fingerprint, created_at, expires_at, bucket) WHERE true"
           + notLiveBeforeTheSwitch("claim.scope", "claim.idem_key", "claim.created_at")
           + TAKE_OVER_EXPIRED_OF_TODAY;
+    }
+
+    @Override
+    String keyTimeBatchClaimSql(String table) {
+      return "WITH m AS (SELECT * FROM unnest(?::varchar[], ?::varchar[], ?::int[]) WITH ORDINALITY"
+          + " AS m(idem_key, fingerprint, bucket, n)),"
+          + " c AS (SELECT ?::varchar AS scope, ?::bigint AS created_at, ?::bigint AS expires_at),"
+          + " live AS (SELECT w.idem_key, w.state, w.fingerprint, w.expires_at FROM m CROSS JOIN c JOIN " + table
+          + " w ON w.scope = c.scope AND w.idem_key = m.idem_key AND w.bucket = m.bucket"
+          + " AND w.expires_at > c.created_at"
+          + (switchedFrom == null ? "" : " UNION ALL SELECT o.idem_key, o.state, o.fingerprint, o.expires_at FROM m"
+              + " CROSS JOIN c JOIN " + switchedFrom + " o ON o.scope = c.scope AND o.idem_key = m.idem_key"
+              + " AND o.expires_at > c.created_at")
+          + "),"
+          + " inserted AS (INSERT INTO " + table + " AS r (scope, idem_key, state, fingerprint, created_at,"
+          + " expires_at, bucket) SELECT c.scope, m.idem_key, '" + COMPLETED + "', m.fingerprint, c.created_at,"
+          + " c.expires_at, m.bucket FROM m CROSS JOIN c"
+          + " WHERE NOT EXISTS (SELECT 1 FROM live WHERE live.idem_key = m.idem_key) ORDER BY m.n"
+          + TAKE_OVER_EXPIRED_OF_TODAY + " RETURNING idem_key)"
+          + " SELECT idem_key, NULL, NULL, NULL::bigint FROM inserted"
+          + " UNION ALL SELECT idem_key, state, fingerprint, expires_at FROM live";
     }
 
     @Override

@@ -591,6 +591,39 @@ abstract class DayPartitionsContractTest extends DatabaseContract {
     assertEquals("paid 1 (run 1)", payV7(runtime, uuidV7(BEFORE_MIDNIGHT.minus(WINDOW)), 1, runs), "just inside");
   }
 
+  private static final CommandSpec<Void> ON_BATCH_V7 = CommandSpec.builder("Consumers.onBatchV7", ResultType.VOID)
+      .retention(WINDOW).keyParts("batch", "group").payload("batch").keyTime(dev.idem.KeyTime.UUID_V7).build();
+
+  private int consumeV7(IdemRuntime on, List<String> ids) {
+    return IdemEngine.of(on).executeBatch(ON_BATCH_V7, ids, id -> new Object[] {id, "billing"},
+        id -> new Object[] {id}, firstSeen -> {
+          for (String id : firstSeen) {
+            recordExecution(on, id);
+          }
+          return firstSeen.size();
+        });
+  }
+
+  @Test
+  void batchesOfKeysThatCarryTheirTimeAreFiledUnderTheKeysDaysAndConsumedOnce() throws Exception {
+    MutableClock afterMidnight = new MutableClock(BEFORE_MIDNIGHT.plusMillis(150));
+    List<String> ids = List.of(uuidV7(BEFORE_MIDNIGHT.minus(Duration.ofHours(3))), uuidV7(BEFORE_MIDNIGHT),
+        uuidV7(BEFORE_MIDNIGHT.plusMillis(120)));
+    try (IdemRuntime tomorrow = builder(afterMidnight).build()) {
+      List<Integer> consumed = race(8, caller -> consumeV7(caller % 2 == 0 ? runtime : tomorrow,
+          caller % 3 == 0 ? ids : ids.subList(1, 3)));
+      assertEquals(3, consumed.stream().mapToInt(Integer::intValue).sum(), consumed.toString());
+      assertEquals(3, count("SELECT count(*) FROM executions"));
+    }
+    int today = SqlDialect.dayBucket(BEFORE_MIDNIGHT.toEpochMilli());
+    assertEquals(2, count("SELECT count(*) FROM idem_record WHERE bucket = " + today));
+    assertEquals(1, count("SELECT count(*) FROM idem_record WHERE bucket = " + (today + 1)
+        + " AND idem_key = '" + ids.get(2) + "|billing'"), "filed under the key's day, whoever claimed it");
+    assertThrows(dev.idem.runtime.InvalidIdempotencyKeyException.class, () -> consumeV7(runtime,
+        List.of(uuidV7(BEFORE_MIDNIGHT), uuidV7(BEFORE_MIDNIGHT.minus(Duration.ofDays(2))))));
+    assertEquals(3, count("SELECT count(*) FROM idem_record"), "a batch with an implausible key writes nothing");
+  }
+
   // ---- the transition log
 
   private void logTransition(String entityId, Instant appliedAt) throws SQLException {
