@@ -27,10 +27,24 @@ public @interface IdempotentCommand {
   String scope() default "";
 
   /**
-   * {@return the ISO-8601 duration for which a completed result is kept and replayed} E.g. {@code PT15M},
-   * {@code P1D}, {@code P30D}. After it, the key runs anew and the record may be purged.
+   * {@return the dedup window: the ISO-8601 duration for which a completed result is replayed and another payload
+   * refused as a reused key} E.g. {@code PT15M}, {@code P1D}, {@code P30D}. After it, the key runs anew and the record
+   * may be purged once the runtime's archive horizon passes too ({@code IdemRuntime.Builder.keepAfterDedupWindow},
+   * default zero: purged right after the window).
    */
   String retention() default "P1D";
+
+  /**
+   * {@return whether the key's first part carries the time it was made, and in which format} Default
+   * {@link KeyTime#NONE}; {@link KeyTime#UUID_V7} and {@link KeyTime#ULID} for producers' ids that carry it. On a
+   * runtime whose records are partitioned by day ({@code RecordLayout.DAY_PARTITIONS}), a key that carries its time
+   * is filed under the day of that time, so that every retry of it meets the first record in one partition: the
+   * claim is one {@code INSERT … ON CONFLICT} without the per-key lock and the probe of the dedup window's days. A
+   * key whose time lies outside the dedup window (or more than a day ahead) is refused as invalid. On one table it
+   * changes nothing. The processor checks that the first key part is a {@code String} (or a {@code UUID} for
+   * {@code UUID_V7}).
+   */
+  KeyTime keyTime() default KeyTime.NONE;
 
   /** {@return how the key is claimed relative to the delegate's work} */
   Mode mode() default Mode.TRANSACTIONAL;

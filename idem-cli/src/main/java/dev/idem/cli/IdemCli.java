@@ -23,7 +23,7 @@ import picocli.CommandLine.Spec;
 @Command(name = "idem", mixinStandardHelpOptions = true, versionProvider = IdemCli.Version.class,
     description = "Operator commands for idem's table (idem_record): look at a key, settle an OUTCOME_UNKNOWN record,"
         + " purge, count. Connection options go before or after the command.",
-    subcommands = {InspectCommand.class, ForgetCommand.class, ResolveCommand.class, PurgeCommand.class,
+    subcommands = {InspectCommand.class, ForgetCommand.class, ResolveCommand.class, PurgeCommand.class, PartitionsCommand.class,
         StatsCommand.class},
     footer = {"", "Environment: IDEM_URL, IDEM_USER, IDEM_PASSWORD, IDEM_TABLE stand in for the options.",
         "",

@@ -46,6 +46,29 @@ final class Session {
     return admin;
   }
 
+  /**
+   * A runtime on the day-partitioned table of the options, for the {@code partitions} command; built on each call.
+   *
+   * @param keepAfterDedupWindow how long records stay after their dedup window (the archive horizon)
+   * @param archiveSchema where past days go instead of being dropped, or null
+   */
+  IdemRuntime dayPartitioned(java.time.Duration keepAfterDedupWindow, String archiveSchema) {
+    if (options.url() == null) {
+      throw new CliException(ExitCodes.USAGE, "No database: give --url JDBC_URL or set IDEM_URL");
+    }
+    try {
+      IdemRuntime.Builder builder = IdemRuntime.builder().dataSource(new PlainDataSource(options))
+          .tableName(options.table()).layout(dev.idem.runtime.RecordLayout.DAY_PARTITIONS)
+          .keepAfterDedupWindow(keepAfterDedupWindow).resultCache(false);
+      if (archiveSchema != null) {
+        builder.archivePartitionsTo(archiveSchema);
+      }
+      return builder.build();
+    } catch (IllegalArgumentException e) {
+      throw new CliException(ExitCodes.USAGE, e.getMessage(), e);
+    }
+  }
+
   /** What the CLI connects through: {@link DriverManager}, the URL, user and password of the options. */
   private static final class PlainDataSource implements DataSource {
     private final ConnectionOptions.Resolved options;

@@ -31,7 +31,8 @@ class CliParsingTest {
   void helpListsTheCommandsAndExitCodesAndNeverAPassword() {
     Cli.Run help = Cli.inProcess(Map.of("IDEM_PASSWORD", "s3cret-from-env"), "--help");
     assertEquals(0, help.code(), help::toString);
-    for (String command : new String[] {"inspect", "forget", "resolve", "purge", "stats", "Exit codes", "IDEM_URL"}) {
+    for (String command : new String[] {"inspect", "forget", "resolve", "purge", "stats", "partitions", "Exit codes",
+        "IDEM_URL"}) {
       assertTrue(help.out().contains(command), command + " in " + help);
     }
     assertFalse(help.out().contains("s3cret-from-env"), help::toString);

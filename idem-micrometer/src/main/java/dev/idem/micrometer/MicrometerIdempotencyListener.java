@@ -27,6 +27,11 @@ import java.util.concurrent.TimeUnit;
  *   <li>{@value #DURATION}{@code {scope, outcome}}: a timer of each call from entry to return, outcome one of
  *       {@code success} (executed or replayed), {@code key_reused}, {@code invalid_key}, {@code in_flight},
  *       {@code lease_lost}, {@code idem_error} (idem's own failure) and {@code failed} (the body threw).
+ *   <li>{@value #PARTITIONS}{@code {table, event}}: day partitions of a {@code RecordLayout.DAY_PARTITIONS} table,
+ *       event one of {@code created} (ahead of time), {@code dropped}, {@code archived} and {@code failed} (a
+ *       maintenance run failed; alert on it: without it, claims fail once the premade days run out).
+ *   <li>{@value #PARTITION_RECORDS}{@code {table, event}}: the records the dropped ({@code dropped}) or archived
+ *       ({@code archived}) days held.
  * </ul>
  *
  * <p>The idempotency key is never a tag: every request has its own, and a tag per key would grow the registry
@@ -46,6 +51,11 @@ public final class MicrometerIdempotencyListener implements IdempotencyListener 
   public static final String DECISIONS = "idem.commands";
   /** The latency timer's name. */
   public static final String DURATION = "idem.command.duration";
+
+  /** The partition maintenance counters' name. */
+  public static final String PARTITIONS = "idem.partitions";
+  /** The counters of records removed with their day partitions. */
+  public static final String PARTITION_RECORDS = "idem.partition.records";
 
   private final MeterRegistry registry;
   private final ConcurrentHashMap<String, ScopeMeters> scopes = new ConcurrentHashMap<>();
@@ -125,6 +135,33 @@ public final class MicrometerIdempotencyListener implements IdempotencyListener 
       timer = meters.failed;
     }
     timer.record(elapsedNanos, TimeUnit.NANOSECONDS);
+  }
+
+  @Override
+  public void partitionCreated(String tableName, String partition) {
+    partitionCounter(PARTITIONS, tableName, "created").increment();
+  }
+
+  @Override
+  public void partitionDropped(String tableName, String partition, long records) {
+    partitionCounter(PARTITIONS, tableName, "dropped").increment();
+    partitionCounter(PARTITION_RECORDS, tableName, "dropped").increment(records);
+  }
+
+  @Override
+  public void partitionArchived(String tableName, String partition, long records) {
+    partitionCounter(PARTITIONS, tableName, "archived").increment();
+    partitionCounter(PARTITION_RECORDS, tableName, "archived").increment(records);
+  }
+
+  @Override
+  public void partitionMaintenanceFailed(String tableName, Throwable failure) {
+    partitionCounter(PARTITIONS, tableName, "failed").increment();
+  }
+
+  /** Maintenance events are a few a day: the registry's own lookup is cheap enough. */
+  private Counter partitionCounter(String name, String tableName, String event) {
+    return Counter.builder(name).tag("table", tableName).tag("event", event).register(registry);
   }
 
   private ScopeMeters meters(String scope) {

@@ -1,6 +1,7 @@
 package dev.idem.processor;
 
 import dev.idem.InFlight;
+import dev.idem.KeyTime;
 import dev.idem.Mode;
 import java.time.Duration;
 import java.util.List;
@@ -25,11 +26,12 @@ import javax.lang.model.type.TypeMirror;
  * @param onInFlight ({@link Mode#CLAIM}) what a second caller does
  * @param waitTimeout ({@link Mode#CLAIM}, {@link InFlight#WAIT}) as written in the annotation, checked to parse
  * @param replayOn the business failures stored and replayed, in the annotation's order
+ * @param keyTime whether the key's first part carries its time (checked to be a String, or a UUID for UUID_V7)
  */
 record CommandMethod(ExecutableElement method, ExecutableType type, String scope,
                      CodecTypeReader.Shape resultShape, String retention,
                      List<KeyPart> keyParts, List<String> payloadParameters, Mode mode, String lease,
-                     InFlight onInFlight, String waitTimeout, List<ReplayedFailure> replayOn)
+                     InFlight onInFlight, String waitTimeout, List<ReplayedFailure> replayOn, KeyTime keyTime)
     implements MethodModel {
 
   CommandMethod {

@@ -11,6 +11,7 @@ import com.palantir.javapoet.FieldSpec;
 import com.palantir.javapoet.ParameterizedTypeName;
 import com.palantir.javapoet.TypeName;
 import dev.idem.InFlight;
+import dev.idem.KeyTime;
 import dev.idem.Mode;
 import dev.idem.processor.CommandMethod.KeyPart;
 import dev.idem.processor.CommandMethod.ReplayedFailure;
@@ -86,7 +87,11 @@ final class CommandSpecWriter {
     for (ReplayedFailure failure : command.replayOn()) {
       initializer.add(",\n$N", failures.get(failureKey(failure)));
     }
-    initializer.add(")").unindent().unindent().unindent().unindent();
+    initializer.add(")");
+    if (command.keyTime() != KeyTime.NONE) {
+      initializer.add("\n.withKeyTime($T.$L)", KeyTime.class, command.keyTime());
+    }
+    initializer.unindent().unindent().unindent().unindent();
     return FieldSpec.builder(ParameterizedTypeName.get(COMMAND_SPEC, resultName), name,
             Modifier.PRIVATE, Modifier.STATIC, Modifier.FINAL)
         .initializer(initializer.build())

@@ -1,6 +1,7 @@
 package dev.idem.processor;
 
 import dev.idem.InFlight;
+import dev.idem.KeyTime;
 import dev.idem.Mode;
 import dev.idem.processor.CodecTypeReader.Problem;
 import dev.idem.processor.CommandMethod.KeyPart;
@@ -168,13 +169,18 @@ final class CommandValidator {
       valid = false;
     }
 
+    KeyTime keyTime = KeyTime.valueOf(enumConstant(command, "keyTime"));
+    if (keyTime != KeyTime.NONE && !keyParts.isEmpty()) {
+      valid &= checkKeyTime(method, command, keyTime, keyParts.get(0), report);
+    }
+
     if (!valid) {
       return Optional.empty();
     }
     CommandMethod commandMethod = new CommandMethod(method, type, scope, resultShape, retention, keyParts, payload,
         mode,
         Annotations.stringValue(command, "lease"), onInFlight, Annotations.stringValue(command, "waitTimeout"),
-        replayOn);
+        replayOn, keyTime);
     Optional<MethodModel> model = batch.model(commandMethod, command, report);
     if (model.isEmpty() || !scopes.register(scope, method, command, report)) {
       return Optional.empty();
@@ -385,6 +391,20 @@ final class CommandValidator {
       return null;
     }
     return scope;
+  }
+
+  /** The first key part of a command whose keys carry their time must hold an id of that format. */
+  private static boolean checkKeyTime(ExecutableElement method, AnnotationMirror command, KeyTime keyTime,
+                                      KeyPart first, ValidationReport report) {
+    TypeMirror type = first.accessorTypes().isEmpty() ? first.parameterType()
+        : first.accessorTypes().get(first.accessorTypes().size() - 1);
+    String name = type.toString();
+    boolean fits = name.equals("java.lang.String") || (keyTime == KeyTime.UUID_V7 && name.equals("java.util.UUID"));
+    if (!fits) {
+      report.report(Message.KEY_TIME_TYPE, method, command, Annotations.value(command, "keyTime"), keyTime,
+          first.displayName(), name, keyTime == KeyTime.UUID_V7 ? "a String or a java.util.UUID" : "a String");
+    }
+    return fits;
   }
 
   private static boolean checkDuration(ExecutableElement method, AnnotationMirror command, String member,

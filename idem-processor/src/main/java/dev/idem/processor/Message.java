@@ -232,6 +232,10 @@ enum Message {
       "IDEM-116",
       "@%s on parameter %s has no effect because %s is not annotated @StateTransition. Annotate the method or"
           + " remove @%s."),
+  KEY_TIME_TYPE(
+      "IDEM-080",
+      "keyTime = %s reads the time from the key's first part, but %s has type %s. Make the first @IdempotencyKey"
+          + " the id that carries the time: %s; or remove keyTime."),
   RESULT_WRAPPER_RAW(
       "IDEM-070",
       "%s returns the raw type IdempotentResult. Declare the result it wraps, e.g. IdempotentResult<Receipt>: that"

@@ -92,6 +92,10 @@ class NegativeDiagnosticsTest {
             "@IdempotencyKey(\"amount\")", "\"amount\"",
             List.of("Idempotency key part request.amount has type java.math.BigDecimal",
                 "Key parts may be String, UUID, an integral number")),
+        new Case("negative/KeyTimeOnNumericKey.java", Message.KEY_TIME_TYPE,
+            "keyTime = KeyTime.UUID_V7", ".UUID_V7", // javac's caret for an enum constant: its dot
+            List.of("keyTime = UUID_V7 reads the time from the key's first part, but orderNumber has type long",
+                "Make the first @IdempotencyKey the id that carries the time: a String or a java.util.UUID")),
         new Case("negative/RetentionInvalid.java", Message.DURATION_INVALID,
             "retention = \"P1M\"", "\"P1M\"",
             List.of("retention = \"P1M\" is not a positive ISO-8601 duration",

@@ -6,6 +6,7 @@ import dev.idem.runtime.internal.IdemEngine.Limits;
 import java.sql.Connection;
 import java.time.Clock;
 import java.time.Duration;
+import java.util.List;
 import java.util.Objects;
 import java.util.Optional;
 import java.util.regex.Pattern;
@@ -221,7 +222,8 @@ public final class IdemRuntime implements AutoCloseable {
   }
 
   /**
-   * Deletes records whose retention has passed, in batches of at most {@code batchSize} rows, each in
+   * Deletes records whose archive horizon has passed (their dedup window, the command's {@code retention}, plus
+   * {@link Builder#keepAfterDedupWindow}), in batches of at most {@code batchSize} rows, each in
    * its own short transaction on its own connection, until a batch deletes fewer rows.
    *
    * @param batchSize the most rows one statement deletes; keeps locks and undo small
@@ -235,6 +237,41 @@ public final class IdemRuntime implements AutoCloseable {
       throw new IllegalArgumentException("batchSize must be positive, got " + batchSize);
     }
     return engine.purgeExpired(batchSize);
+  }
+
+  /**
+   * With {@link RecordLayout#DAY_PARTITIONS}: creates the partitions of yesterday, today (database time) and the next 7 days
+   * that do not exist yet. {@link #createSchema()} and every run of the scheduled purge do it too; call it when a
+   * claim failed because its day had no partition.
+   *
+   * @return the partitions created; empty if they all existed or another node's maintenance runs right now
+   * @throws IllegalStateException if the table is laid out as {@link RecordLayout#ONE_TABLE}
+   * @throws IdempotencyStoreException if a statement fails (partitions created before it stay)
+   */
+  public List<String> premakePartitions() {
+    return engine.premakePartitions();
+  }
+
+  /**
+   * After {@link Builder#switchingFrom}: until when a record of the old table is inside its archive horizon (its
+   * latest expiry plus {@link Builder#keepAfterDedupWindow}); after that instant the old table can go.
+   *
+   * @return that instant, or empty if the old table holds no record
+   * @throws IllegalStateException if the runtime was not built with {@link Builder#switchingFrom}
+   * @throws IdempotencyStoreException if the query fails
+   */
+  public Optional<java.time.Instant> switchedTableLiveUntil() {
+    return engine.switchedTableLiveUntil();
+  }
+
+  /**
+   * With {@link RecordLayout#DAY_PARTITIONS}: the day partitions attached to the table, oldest first.
+   *
+   * @return the partitions
+   * @throws IllegalStateException if the table is laid out as {@link RecordLayout#ONE_TABLE}
+   */
+  public List<RecordPartition> partitions() {
+    return engine.partitions();
   }
 
   /**
@@ -331,6 +368,11 @@ public final class IdemRuntime implements AutoCloseable {
     private TransactionBinding transactionBinding;
     private Duration purgeInterval;
     private int purgeBatchSize;
+    private Duration keepAfterDedupWindow = Duration.ZERO;
+    private RecordLayout layout = RecordLayout.ONE_TABLE;
+    private String archiveSchema;
+    private String switchedFrom;
+    private Duration keepTransitionLogFor;
 
     private Builder() {}
 
@@ -608,6 +650,99 @@ public final class IdemRuntime implements AutoCloseable {
     }
 
     /**
+     * How long records stay in the table after their dedup window ended, for audit and investigation: the archive
+     * horizon is each record's dedup window (its command's {@code retention}) plus this; default zero, so that the
+     * horizon equals the window. {@link IdemRuntime#purgeExpired(int)} and the scheduled purge delete a record only
+     * once its horizon has passed. A record past its dedup window but inside its horizon never replays and never
+     * refuses a reused key: the key runs anew, and its new record takes the old one's place (the table holds one
+     * record per key), so the audit copy of a key lasts until the key is reused or the horizon passes.
+     *
+     * @param keepAfterDedupWindow zero or more
+     * @return this builder
+     */
+    public Builder keepAfterDedupWindow(Duration keepAfterDedupWindow) {
+      Objects.requireNonNull(keepAfterDedupWindow, "keepAfterDedupWindow");
+      if (keepAfterDedupWindow.isNegative()) {
+        throw new IllegalArgumentException("keepAfterDedupWindow must be zero or more (a record is never purged"
+            + " inside its dedup window), got " + keepAfterDedupWindow);
+      }
+      this.keepAfterDedupWindow = keepAfterDedupWindow;
+      return this;
+    }
+
+    /**
+     * How the record table is laid out; default {@link RecordLayout#ONE_TABLE}. {@link RecordLayout#DAY_PARTITIONS}
+     * (PostgreSQL 14 and later) partitions it by day, so that retention drops whole days instead of deleting rows:
+     * {@link IdemRuntime#purgeExpired(int)} and the scheduled purge then drop the days whose records are all past
+     * their archive horizon and create the coming days' partitions ahead of time. {@link #build()} refuses it on
+     * other databases.
+     *
+     * @param layout the layout
+     * @return this builder
+     */
+    public Builder layout(RecordLayout layout) {
+      this.layout = Objects.requireNonNull(layout, "layout");
+      return this;
+    }
+
+    /**
+     * With {@link RecordLayout#DAY_PARTITIONS}: move past days to {@code schema} (created if absent) instead of
+     * dropping them, for an archive the application reads or exports and drops itself.
+     *
+     * @param schema an unquoted schema name (letters, digits, underscores)
+     * @return this builder
+     */
+    public Builder archivePartitionsTo(String schema) {
+      Objects.requireNonNull(schema, "schema");
+      if (!schema.matches("[A-Za-z_][A-Za-z0-9_]*")) {
+        throw new IllegalArgumentException("archivePartitionsTo needs an unquoted schema name (letters, digits,"
+            + " underscores, not starting with a digit), got '" + schema + "'");
+      }
+      this.archiveSchema = schema;
+      return this;
+    }
+
+    /**
+     * With {@link RecordLayout#DAY_PARTITIONS}, whose transition log is partitioned by day too: drop (or archive, see
+     * {@link #archivePartitionsTo}) a day of the log once it ended this long ago. Without it the log keeps every
+     * day, as one table does.
+     *
+     * @param keep at least one day
+     * @return this builder
+     */
+    public Builder keepTransitionLogFor(Duration keep) {
+      Objects.requireNonNull(keep, "keep");
+      if (keep.compareTo(Duration.ofDays(1)) < 0) {
+        throw new IllegalArgumentException("keepTransitionLogFor must be at least a day (the log goes by whole"
+            + " days), got " + keep);
+      }
+      this.keepTransitionLogFor = keep;
+      return this;
+    }
+
+    /**
+     * Switches a live system from {@link RecordLayout#ONE_TABLE} to {@link RecordLayout#DAY_PARTITIONS} without
+     * letting a duplicate through: this runtime writes its own day-partitioned {@link #tableName table}, and its
+     * claims also respect the live records of {@code oneTable}, the table the one-table runtimes wrote (a key
+     * recorded there inside its dedup window replays from it, or is refused with another payload). Stop the
+     * one-table runtimes first; {@link IdemRuntime#createSchema()} then waits until no transaction writes
+     * {@code oneTable} any more. Once {@link IdemRuntime#switchedTableLiveUntil()} has passed, build the runtimes
+     * without this setting and drop {@code oneTable} (see the Retention guide).
+     *
+     * @param oneTable the one-table record table, unquoted
+     * @return this builder
+     */
+    public Builder switchingFrom(String oneTable) {
+      Objects.requireNonNull(oneTable, "oneTable");
+      if (!oneTable.matches("[A-Za-z_][A-Za-z0-9_]*")) {
+        throw new IllegalArgumentException("switchingFrom needs an unquoted table name (letters, digits,"
+            + " underscores, not starting with a digit), got '" + oneTable + "'");
+      }
+      this.switchedFrom = oneTable;
+      return this;
+    }
+
+    /**
      * Builds the runtime; detects the dialect (one connection) if none was set.
      *
      * @return the runtime
@@ -620,10 +755,25 @@ public final class IdemRuntime implements AutoCloseable {
       }
       Dialect chosen = dialect != null ? dialect : Dialect.detect(dataSource);
       Limits.checkTableName(chosen, tableName);
+      if (layout == RecordLayout.DAY_PARTITIONS) {
+        if (chosen != Dialect.POSTGRESQL) {
+          throw new IllegalArgumentException(chosen + " keeps idem's records in one table: RecordLayout."
+              + layout + " needs PostgreSQL; build this runtime with RecordLayout.ONE_TABLE");
+        }
+        // Its partitions' names (<table>_pYYYYMMDD) are shorter than the expiry index's, checked above.
+        if (tableName.equals(switchedFrom)) {
+          throw new IllegalArgumentException("switchingFrom names the one-table record table, which must differ"
+              + " from this runtime's day-partitioned tableName '" + tableName + "'");
+        }
+      } else if (archiveSchema != null || switchedFrom != null || keepTransitionLogFor != null) {
+        throw new IllegalArgumentException((archiveSchema != null ? "archivePartitionsTo"
+            : switchedFrom != null ? "switchingFrom" : "keepTransitionLogFor") + " needs RecordLayout.DAY_PARTITIONS");
+      }
       return new IdemRuntime(new IdemEngine(new IdemEngine.Settings(dataSource, chosen, tableName, maxKeyLength,
           allowedKeyPunctuation, clock, objectMapper, listener, resultCacheEnabled ? resultCacheSize : 0,
           transitionListener, logTransitions, maxResultSize, transactionBinding, purgeInterval, purgeBatchSize,
-          databaseTime, bodiesNeverCommitImplicitly)));
+          databaseTime, bodiesNeverCommitImplicitly, keepAfterDedupWindow, layout, archiveSchema,
+          switchedFrom, keepTransitionLogFor)));
     }
   }
 }

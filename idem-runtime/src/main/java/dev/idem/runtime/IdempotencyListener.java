@@ -132,4 +132,41 @@ public interface IdempotencyListener {
    * @param failure what failed; batches deleted before it stay deleted
    */
   default void purgeFailed(String tableName, Throwable failure) {}
+
+  /**
+   * A day partition of a {@link RecordLayout#DAY_PARTITIONS} table was created ahead of time (by this node; another
+   * node's maintenance reports its own).
+   *
+   * @param tableName the records' table
+   * @param partition the partition's table name
+   */
+  default void partitionCreated(String tableName, String partition) {}
+
+  /**
+   * A day partition whose every record was past its archive horizon was detached and dropped.
+   *
+   * @param tableName the records' table
+   * @param partition the partition's table name
+   * @param records how many records it held
+   */
+  default void partitionDropped(String tableName, String partition, long records) {}
+
+  /**
+   * A day partition whose every record was past its archive horizon was detached and moved to the archive schema
+   * ({@link IdemRuntime.Builder#archivePartitionsTo}) instead of dropped.
+   *
+   * @param tableName the records' table
+   * @param partition the partition's table name, now in the archive schema
+   * @param records how many records it held
+   */
+  default void partitionArchived(String tableName, String partition, long records) {}
+
+  /**
+   * Partition maintenance (creating days ahead, dropping or archiving past ones) failed; it runs again with the
+   * next purge. Also logged (WARNING).
+   *
+   * @param tableName the records' table
+   * @param failure what failed; partitions created, dropped or archived before it stay so
+   */
+  default void partitionMaintenanceFailed(String tableName, Throwable failure) {}
 }

@@ -19,7 +19,14 @@ public class InvalidIdempotencyKeyException extends IdempotencyException {
     /** The composed key is longer than the runtime's maximum key length. */
     TOO_LONG,
     /** A key part contains a character that is not allowed. */
-    ILLEGAL_CHARACTER
+    ILLEGAL_CHARACTER,
+    /** A command whose keys carry their time ({@code keyTime}) got a first key part that is no id of that format. */
+    KEY_TIME_UNREADABLE,
+    /**
+     * A key's embedded time lies before its command's dedup window or more than a day ahead: no retry of a key made
+     * then can be told from a new key.
+     */
+    KEY_TIME_IMPLAUSIBLE
   }
 
   private final String scope;

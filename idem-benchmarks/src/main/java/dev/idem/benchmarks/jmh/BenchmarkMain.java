@@ -43,6 +43,7 @@ import org.openjdk.jmh.runner.options.TimeValue;
  *   <li>{@code bench.paired=false}: leaves out the interleaved ratios ({@link PairedBenchmark}, whose {@code paired.*}
  *       properties apply);
  *   <li>{@code bench.consumerReport}: a Markdown section written by the consumer benchmark earlier, included.
+ *   <li>{@code bench.retentionReport}: a Markdown section written by the retention benchmark earlier, included.
  * </ul>
  */
 public final class BenchmarkMain {
@@ -135,9 +136,20 @@ public final class BenchmarkMain {
     }
   }
 
-  /** What the consumer benchmark wrote, when it ran before this (its file is {@code bench.consumerReport}). */
+  /**
+   * What the consumer benchmark wrote, when it ran before this (its file is {@code bench.consumerReport}), followed
+   * by what the retention benchmark wrote ({@code bench.retentionReport}), when it ran.
+   */
   private static String consumerSection() throws IOException {
-    String file = System.getProperty("bench.consumerReport", "");
+    String consumers = section(System.getProperty("bench.consumerReport", ""));
+    String retention = section(System.getProperty("bench.retentionReport", ""));
+    if (consumers == null || retention == null) {
+      return consumers == null ? retention : consumers;
+    }
+    return consumers + "\n" + retention;
+  }
+
+  private static String section(String file) throws IOException {
     if (file.isEmpty() || !Files.exists(Path.of(file))) {
       return null;
     }

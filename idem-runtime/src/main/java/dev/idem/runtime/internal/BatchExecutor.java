@@ -207,7 +207,7 @@ final class BatchExecutor {
       for (String key : unresolved) {
         fingerprints.add(batch.fingerprints().get(key));
       }
-      BatchStatements.Claimed claim = statements.claim(connection, scope, unresolved, fingerprints, now, expiresAt);
+      BatchStatements.Claimed claim = statements.claim(connection, spec, unresolved, fingerprints, now, expiresAt);
       Set<String> inserted = claim.inserted();
       claimed.addAll(inserted);
       List<String> recorded = new ArrayList<>(unresolved.size() - inserted.size());

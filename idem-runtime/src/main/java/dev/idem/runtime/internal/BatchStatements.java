@@ -49,7 +49,7 @@ abstract class BatchStatements {
    * @param keys distinct keys, sorted
    * @param fingerprints parallel to {@code keys}
    */
-  abstract Claimed claim(Connection connection, String scope, List<String> keys, List<String> fingerprints,
+  abstract Claimed claim(Connection connection, CommandSpec<?> spec, List<String> keys, List<String> fingerprints,
                          long now, long expiresAt) throws SQLException;
 
   /** The latest committed records of the given keys; absent keys are missing from the map. */
@@ -126,8 +126,9 @@ abstract class BatchStatements {
     }
 
     @Override
-    Claimed claim(Connection connection, String scope, List<String> keys, List<String> fingerprints, long now,
+    Claimed claim(Connection connection, CommandSpec<?> spec, List<String> keys, List<String> fingerprints, long now,
                   long expiresAt) throws SQLException {
+      String scope = spec.scope();
       try (PreparedStatement claim = connection.prepareStatement(claimSql)) {
         claim.setString(1, arrayLiteral(keys));
         claim.setString(2, arrayLiteral(fingerprints));
@@ -198,6 +199,104 @@ abstract class BatchStatements {
   }
 
   /** Multi-row statements of up to {@link #ROWS_PER_STATEMENT} rows with RETURNING (MariaDB). */
+  /**
+   * {@link ArrayBound} on a {@link dev.idem.runtime.RecordLayout#DAY_PARTITIONS} table: the batch's per-key advisory
+   * locks and its one claiming statement travel in one round trip (see {@link SqlDialect#batchClaimSql}).
+   */
+  static final class DayPartitionedArrayBound extends BatchStatements {
+    private final String table;
+    private final String claimSql;
+
+    /** The batch claim of keys that carry their time: one statement, no lock (see {@link #claimByKeyTime}). */
+    private final String keyTimeClaimSql;
+
+    DayPartitionedArrayBound(SqlDialect dialect, String table) {
+      super(dialect, table);
+      this.table = table;
+      this.claimSql = dialect.batchClaimSql(table, 0);
+      this.keyTimeClaimSql = dialect.keyTimeBatchClaimSql(table);
+    }
+
+    /**
+     * Keys that carry their time, each filed under its own day: the primary key alone makes each unique, so the
+     * batch keeps the one statement of {@link ArrayBound} with a third array, the keys' days, and takes no lock.
+     */
+    private Claimed claimByKeyTime(Connection connection, CommandSpec<?> spec, List<String> keys,
+        List<String> fingerprints, long now, long expiresAt) throws SQLException {
+      StringBuilder buckets = new StringBuilder(keys.size() * 6).append('{');
+      for (int i = 0; i < keys.size(); i++) {
+        buckets.append(i == 0 ? "" : ",").append(SqlDialect.dayBucket(KeyTimes.embeddedMillis(spec, keys.get(i), now)));
+      }
+      buckets.append('}');
+      try (PreparedStatement claim = connection.prepareStatement(keyTimeClaimSql)) {
+        claim.setString(1, ArrayBound.arrayLiteral(keys));
+        claim.setString(2, ArrayBound.arrayLiteral(fingerprints));
+        claim.setString(3, buckets.toString());
+        claim.setString(4, spec.scope());
+        claim.setLong(5, now);
+        claim.setLong(6, expiresAt);
+        Set<String> inserted = new HashSet<>(keys.size() * 2);
+        Map<String, StoredRecord> recorded = new HashMap<>();
+        try (ResultSet rows = claim.executeQuery()) {
+          while (rows.next()) {
+            String state = rows.getString(2);
+            if (state == null) { // state is NOT NULL in the table: a row of the claim's RETURNING
+              inserted.add(rows.getString(1));
+            } else {
+              recorded.put(rows.getString(1), new StoredRecord(state, rows.getString(3), rows.getLong(4)));
+            }
+          }
+        } catch (SQLException e) {
+          throw SqlDialect.explainMissingPartition(e);
+        }
+        return new Claimed(inserted, recorded);
+      }
+    }
+
+    @Override
+    Claimed claim(Connection connection, CommandSpec<?> spec, List<String> keys, List<String> fingerprints, long now,
+                  long expiresAt) throws SQLException {
+      if (spec.keyTime() != dev.idem.KeyTime.NONE) {
+        return claimByKeyTime(connection, spec, keys, fingerprints, now, expiresAt);
+      }
+      String scope = spec.scope();
+      try (PreparedStatement claim = connection.prepareStatement(claimSql)) {
+        String keyArray = ArrayBound.arrayLiteral(keys);
+        claim.setString(1, table + '\u001f' + scope + '\u001f');
+        claim.setString(2, keyArray);
+        claim.setString(3, keyArray);
+        claim.setString(4, ArrayBound.arrayLiteral(fingerprints));
+        claim.setString(5, scope);
+        claim.setLong(6, now);
+        claim.setLong(7, expiresAt);
+        claim.setInt(8, SqlDialect.dayBucket(now));
+        // A consumed message's dedup window is the batch command's retention: its records expire that long after.
+        claim.setInt(9, SqlDialect.dayBucket(now - (expiresAt - now)));
+        Set<String> inserted = new HashSet<>(keys.size() * 2);
+        Map<String, StoredRecord> recorded = new HashMap<>();
+        try {
+          claim.execute(); // the locks' row
+          if (!claim.getMoreResults()) {
+            throw new SQLException("The batch claim returned no rows", "XX000");
+          }
+          try (ResultSet rows = claim.getResultSet()) {
+            while (rows.next()) {
+              String state = rows.getString(2);
+              if (state == null) { // state is NOT NULL in the table: a row of the claim's RETURNING
+                inserted.add(rows.getString(1));
+              } else {
+                recorded.put(rows.getString(1), new StoredRecord(state, rows.getString(3), rows.getLong(4)));
+              }
+            }
+          }
+        } catch (SQLException e) {
+          throw SqlDialect.explainMissingPartition(e);
+        }
+        return new Claimed(inserted, recorded);
+      }
+    }
+  }
+
   static final class RowBound extends BatchStatements {
 
     RowBound(SqlDialect dialect, String table) {
@@ -205,8 +304,9 @@ abstract class BatchStatements {
     }
 
     @Override
-    Claimed claim(Connection connection, String scope, List<String> keys, List<String> fingerprints, long now,
+    Claimed claim(Connection connection, CommandSpec<?> spec, List<String> keys, List<String> fingerprints, long now,
                   long expiresAt) throws SQLException {
+      String scope = spec.scope();
       Set<String> inserted = new HashSet<>(keys.size() * 2);
       for (int from = 0; from < keys.size(); from += ROWS_PER_STATEMENT) {
         int to = Math.min(keys.size(), from + ROWS_PER_STATEMENT);
@@ -241,8 +341,9 @@ abstract class BatchStatements {
     }
 
     @Override
-    Claimed claim(Connection connection, String scope, List<String> keys, List<String> fingerprints, long now,
+    Claimed claim(Connection connection, CommandSpec<?> spec, List<String> keys, List<String> fingerprints, long now,
                   long expiresAt) throws SQLException {
+      String scope = spec.scope();
       int[] counts;
       try (PreparedStatement claim = connection.prepareStatement(claimSql)) {
         for (int i = 0; i < keys.size(); i++) {

@@ -563,13 +563,8 @@ final class ClaimExecutor {
   private Claimed insertClaim(Connection connection, ClaimOrder order, CommandSpec<?> spec, String key,
       String fingerprint, String token, long now, long leaseUntil) throws SQLException {
     try (PreparedStatement claim = connection.prepareStatement(order.sql())) {
-      claim.setString(1, spec.scope());
-      claim.setString(2, key);
-      claim.setString(3, fingerprint);
-      claim.setString(4, token);
-      claim.setLong(5, leaseUntil);
-      claim.setLong(6, now);
-      claim.setLong(7, leaseUntil + spec.retentionMillis());
+      dialect.bindLeaseClaim(claim, table, spec.scope(), key, fingerprint, token, leaseUntil, now,
+          leaseUntil + spec.retentionMillis());
       return dialect.claim(claim) ? Claimed.INSERTED : Claimed.RECORDED;
     } catch (SQLException e) {
       if (order.noWait() && dialect.isLockNotAvailable(e)) {

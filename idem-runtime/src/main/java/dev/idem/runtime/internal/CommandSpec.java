@@ -1,6 +1,7 @@
 package dev.idem.runtime.internal;
 
 import dev.idem.InFlight;
+import dev.idem.KeyTime;
 import dev.idem.Mode;
 import java.time.Duration;
 import java.util.ArrayList;
@@ -39,13 +40,16 @@ public final class CommandSpec<T> {
   private final List<ReplayableFailure<?>> replayOn;
   private final String resultShape;
   private final String declaredBy;
+  /** Whether the key's first part carries its time ({@code @IdempotentCommand(keyTime = …)}). */
+  private final KeyTime keyTime;
   /** What makes two specs the same command, for {@link #sameCommandAs}; computed once. */
   private final String identity;
 
   private CommandSpec(String scope, ResultType<T> resultType, String resultShape, long retentionMillis,
       List<String> keyPartNames, List<String> payloadNames, String declaredBy, Mode mode, long leaseMillis,
-      InFlight onInFlight, long waitTimeoutMillis, List<ReplayableFailure<?>> replayOn) {
+      InFlight onInFlight, long waitTimeoutMillis, List<ReplayableFailure<?>> replayOn, KeyTime keyTime) {
     this.scope = checkScope(scope);
+    this.keyTime = Objects.requireNonNull(keyTime, "keyTime");
     this.resultType = Objects.requireNonNull(resultType, "resultType");
     this.retentionMillis = positive(retentionMillis, "retention");
     this.retention = Duration.ofMillis(retentionMillis);
@@ -64,7 +68,25 @@ public final class CommandSpec<T> {
     this.declaredBy = declaredBy;
     this.identity = (declaredBy == null ? "" : declaredBy + " ") + "returning " + resultType.type().getTypeName()
         + " (shape " + this.resultShape + "), key " + keyPartNames + ", payload " + payloadNames + ", " + mode
-        + (replayOn.isEmpty() ? "" : ", replayOn " + replayOn.stream().map(ReplayableFailure::storedName).toList());
+        + (replayOn.isEmpty() ? "" : ", replayOn " + replayOn.stream().map(ReplayableFailure::storedName).toList())
+        + (keyTime == KeyTime.NONE ? "" : ", keyTime " + keyTime);
+  }
+
+  /**
+   * This command with keys that carry their time, as generated code declares a command with
+   * {@code @IdempotentCommand(keyTime = …)}.
+   *
+   * @param keyTime the format of the key's first part
+   * @return a copy of this spec with {@code keyTime}
+   */
+  public CommandSpec<T> withKeyTime(KeyTime keyTime) {
+    return new CommandSpec<>(scope, resultType, resultShape, retentionMillis, keyPartNames, payloadNames, declaredBy,
+        mode, leaseMillis, onInFlight, waitTimeout.toMillis(), replayOn, keyTime);
+  }
+
+  /** @return whether the key's first part carries its time, and in which format */
+  public KeyTime keyTime() {
+    return keyTime;
   }
 
   /**
@@ -88,7 +110,7 @@ public final class CommandSpec<T> {
       ReplayableFailure<?>... replayOn) {
     return new CommandSpec<>(scope, resultType, resultShape, retentionMillis, names(keyParts, "key part"),
         names(payload, "payload"), Objects.requireNonNull(declaredBy, "declaredBy"), Mode.TRANSACTIONAL,
-        DEFAULT_LEASE_MILLIS, InFlight.FAIL, DEFAULT_WAIT_TIMEOUT_MILLIS, replayable(replayOn));
+        DEFAULT_LEASE_MILLIS, InFlight.FAIL, DEFAULT_WAIT_TIMEOUT_MILLIS, replayable(replayOn), KeyTime.NONE);
   }
 
   /**
@@ -114,7 +136,7 @@ public final class CommandSpec<T> {
       InFlight onInFlight, long waitTimeoutMillis, ReplayableFailure<?>... replayOn) {
     return new CommandSpec<>(scope, resultType, resultShape, retentionMillis, names(keyParts, "key part"),
         names(payload, "payload"), Objects.requireNonNull(declaredBy, "declaredBy"), Mode.CLAIM, leaseMillis,
-        onInFlight, waitTimeoutMillis, replayable(replayOn));
+        onInFlight, waitTimeoutMillis, replayable(replayOn), KeyTime.NONE);
   }
 
   private static String checkScope(String scope) {
@@ -342,6 +364,7 @@ public final class CommandSpec<T> {
     private final List<ReplayableFailure<?>> replayOn = new ArrayList<>(0);
     private String resultShape;
     private String declaredBy;
+    private KeyTime keyTime = KeyTime.NONE;
 
     private Builder(String scope, ResultType<T> resultType) {
       this.scope = checkScope(scope);
@@ -472,7 +495,18 @@ public final class CommandSpec<T> {
     /** @return the immutable spec */
     public CommandSpec<T> build() {
       return new CommandSpec<>(scope, resultType, resultShape, retentionMillis, keyPartNames, payloadNames,
-          declaredBy, mode, leaseMillis, onInFlight, waitTimeoutMillis, List.copyOf(replayOn));
+          declaredBy, mode, leaseMillis, onInFlight, waitTimeoutMillis, List.copyOf(replayOn), keyTime);
+    }
+
+    /**
+     * Whether the key's first part carries its time. Default {@link KeyTime#NONE}.
+     *
+     * @param keyTime the format
+     * @return this builder
+     */
+    public Builder<T> keyTime(KeyTime keyTime) {
+      this.keyTime = Objects.requireNonNull(keyTime, "keyTime");
+      return this;
     }
   }
 }

@@ -11,7 +11,8 @@ import java.util.function.LongConsumer;
 import javax.sql.DataSource;
 
 /**
- * Deletes records whose retention has passed, for {@link IdemRuntime#purgeExpired(int)}: in batches, each its own
+ * Deletes records whose archive horizon has passed (their dedup window plus the builder's
+ * {@link IdemRuntime.Builder#keepAfterDedupWindow keepAfterDedupWindow}), for {@link IdemRuntime#purgeExpired(int)}: in batches, each its own
  * short auto-commit transaction, so that a purge of millions of rows never holds many locks or much undo at once and
  * competes fairly with the commands writing the same table.
  */
@@ -23,15 +24,25 @@ final class ExpiredRecordPurger {
   private final DatabaseClock clock;
   private final TransactionManager transactions;
   private final String purgeSql;
+  /** How long a record stays after its dedup window ({@code expires_at}) ended; 0: the horizon is the window. */
+  private final long keepAfterDedupWindowMillis;
+  /** Day partitions: the purge drops whole days instead of deleting rows; null for one table. */
+  private final PartitionMaintenance partitions;
+  /** The transition log's day partitions, maintained alongside; null for one table. */
+  private final PartitionMaintenance logPartitions;
 
   ExpiredRecordPurger(DataSource dataSource, TransactionManager transactions, SqlDialect dialect, String tableName,
-      DatabaseClock clock) {
+      DatabaseClock clock, long keepAfterDedupWindowMillis, PartitionMaintenance partitions,
+      PartitionMaintenance logPartitions) {
+    this.keepAfterDedupWindowMillis = keepAfterDedupWindowMillis;
+    this.partitions = partitions;
+    this.logPartitions = logPartitions;
     this.transactions = transactions;
     this.dataSource = dataSource;
     this.dialect = dialect;
     this.tableName = tableName;
     this.clock = clock;
-    this.purgeSql = dialect.purgeSql(tableName);
+    this.purgeSql = partitions == null ? dialect.purgeSql(tableName) : null;
   }
 
   long purgeExpired(int batchSize) {
@@ -50,13 +61,22 @@ final class ExpiredRecordPurger {
       throw new IllegalStateException("purgeExpired() runs its own short transactions on a connection of its own:"
           + " call it outside runtime.inTransaction(...), the application's transaction and commands' bodies");
     }
+    if (partitions != null) {
+      // The days past their archive horizon go whole, and the coming days are created: no row is deleted.
+      long dropped = partitions.maintain(keepAfterDedupWindowMillis);
+      logPartitions.maintain(0); // its days go by the log's own keep (never, by default)
+      afterBatch.accept(dropped); // one "batch": the records of the days removed
+      return dropped;
+    }
     long total = 0;
     try (Connection connection = dataSource.getConnection()) {
       boolean autoCommit = connection.getAutoCommit();
       if (!autoCommit) {
         connection.setAutoCommit(true);
       }
-      long now = clock.millis(connection);
+      // A record whose dedup window ended is no longer replayed nor refused (claims take it over), but stays for
+      // audit until its archive horizon: the purge deletes by the same expiry index, only later.
+      long now = clock.millis(connection) - keepAfterDedupWindowMillis;
       String selectSql = dialect.purgeSelectSql(tableName, connection.getMetaData());
       try {
         if (selectSql != null) {

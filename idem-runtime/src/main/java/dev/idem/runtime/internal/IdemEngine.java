@@ -10,6 +10,8 @@ import dev.idem.runtime.IdempotencyStats;
 import dev.idem.runtime.IdempotencyBrokenRecordException;
 import dev.idem.runtime.IdempotencyRecord;
 import dev.idem.runtime.IdemRuntime;
+import dev.idem.runtime.RecordLayout;
+import dev.idem.runtime.RecordPartition;
 import dev.idem.runtime.IdempotencyException;
 import dev.idem.runtime.IdempotencyKeyReusedException;
 import dev.idem.runtime.IdempotencyListener;
@@ -25,6 +27,7 @@ import java.time.Clock;
 import java.time.Duration;
 import java.time.Instant;
 import java.util.Collection;
+import java.util.List;
 import java.util.Objects;
 import java.util.Optional;
 import java.util.concurrent.ConcurrentHashMap;
@@ -60,6 +63,14 @@ public final class IdemEngine {
   private final BatchExecutor batches;
   private final Transitions transitions;
   private final SchemaInstaller schema;
+  /** How many days after today's the partition maintenance keeps created. */
+  static final int PARTITION_DAYS_AHEAD = 7;
+  /** The day partitions' maintenance; null for {@link RecordLayout#ONE_TABLE}. */
+  private final PartitionMaintenance partitions;
+  /** The transition log's day partitions (with the records'); null for {@link RecordLayout#ONE_TABLE}. */
+  private final PartitionMaintenance logPartitions;
+  private final DataSource dataSource;
+  private final long keepAfterDedupWindowMillis;
   private final ExpiredRecordPurger purger;
   private final RecordOperations operations;
   private final RecordStats stats;
@@ -81,7 +92,7 @@ public final class IdemEngine {
   /** An engine on a given time (tests: a monotonic one over a clock that steps, see {@link DatabaseClock}). */
   IdemEngine(Settings settings, DatabaseClock clock) {
     DataSource dataSource = settings.dataSource();
-    this.dialect = SqlDialect.of(settings.dialect());
+    this.dialect = SqlDialect.of(settings.dialect(), settings.layout(), settings.switchedFrom());
     this.tableName = settings.tableName();
     this.keys = new KeyComposer(settings.maxKeyLength(), settings.allowedKeyPunctuation());
     this.results = new ResultCodec(settings.objectMapper(), settings.maxResultSize());
@@ -96,8 +107,20 @@ public final class IdemEngine {
     this.batches = new BatchExecutor(transactions, records, dialect, tableName, keys, clock, listener);
     this.transitions = new Transitions(transactions, dialect, settings.clock(), settings.transitionListener(),
         settings.logTransitions());
+    this.dataSource = dataSource;
+    this.keepAfterDedupWindowMillis = settings.keepAfterDedupWindow().toMillis();
+    this.partitions = dialect.layout() == RecordLayout.DAY_PARTITIONS
+        ? PartitionMaintenance.ofRecords(dataSource, tableName, clock, listener, PARTITION_DAYS_AHEAD,
+            settings.archiveSchema())
+        : null;
+    this.logPartitions = dialect.layout() == RecordLayout.DAY_PARTITIONS
+        ? PartitionMaintenance.ofTransitionLog(dataSource, clock, listener, PARTITION_DAYS_AHEAD,
+            settings.archiveSchema(), settings.keepTransitionLogFor() == null ? Long.MAX_VALUE
+                : settings.keepTransitionLogFor().toMillis())
+        : null;
     this.schema = new SchemaInstaller(dataSource, dialect, tableName);
-    this.purger = new ExpiredRecordPurger(dataSource, transactions, dialect, tableName, clock);
+    this.purger = new ExpiredRecordPurger(dataSource, transactions, dialect, tableName, clock,
+        settings.keepAfterDedupWindow().toMillis(), partitions, logPartitions);
     this.operations = new RecordOperations(transactions, dialect, tableName, results, cache, commandsByScope::get);
     this.stats = new RecordStats(transactions, dialect, tableName, clock);
     this.scheduledPurge = settings.purgeInterval() == null ? null
@@ -125,13 +148,21 @@ public final class IdemEngine {
    * @param followDatabaseClock whether leases and expiry follow the database's clock (see {@link DatabaseClock})
    * @param bodiesNeverCommitImplicitly the application's promise that no TRANSACTIONAL body commits idem's transaction
    *     early (see {@link IdemRuntime.Builder#bodiesNeverCommitImplicitly(boolean)})
+   * @param keepAfterDedupWindow how long a purge keeps a record after its dedup window ended (see
+   *     {@link IdemRuntime.Builder#keepAfterDedupWindow(Duration)})
+   * @param layout the record table's layout
+   * @param archiveSchema where past day partitions go instead of being dropped, or null to drop them
+   * @param switchedFrom the one-table record table a day-partitioned runtime switched from, or null
+   * @param keepTransitionLogFor how long a day-partitioned transition log keeps a day, or null for ever
    */
   public record Settings(DataSource dataSource, Dialect dialect, String tableName, int maxKeyLength,
                          String allowedKeyPunctuation, Clock clock, ObjectMapper objectMapper,
                          IdempotencyListener listener, int resultCacheSize, TransitionListener transitionListener,
                          boolean logTransitions, int maxResultSize, TransactionBinding transactionBinding,
                          Duration purgeInterval, int purgeBatchSize, boolean followDatabaseClock,
-                         boolean bodiesNeverCommitImplicitly) {}
+                         boolean bodiesNeverCommitImplicitly, Duration keepAfterDedupWindow,
+                         RecordLayout layout, String archiveSchema, String switchedFrom,
+                         Duration keepTransitionLogFor) {}
 
   /**
    * Registers how to get from a runtime to its engine; {@link IdemRuntime} does it once, in its class initializer.
@@ -411,9 +442,56 @@ public final class IdemEngine {
     cache.clear();
   }
 
-  /** Creates the tables if absent. */
+  /** Creates the tables if absent, and for day partitions today's and the coming days' partitions. */
   public void createSchema() {
     schema.createSchema();
+    if (partitions != null) {
+      partitions.premake();
+      logPartitions.premake();
+    }
+  }
+
+  /**
+   * Creates today's and the coming days' partitions that do not exist yet.
+   *
+   * @return the partitions created; empty if another node's maintenance runs right now
+   */
+  public List<String> premakePartitions() {
+    List<String> created = requirePartitions().premake();
+    List<String> logCreated = logPartitions.premake();
+    List<String> all = new java.util.ArrayList<>(created == null ? List.of() : created);
+    all.addAll(logCreated == null ? List.of() : logCreated);
+    return all;
+  }
+
+  /** @return until when a record of the table switched from is inside its archive horizon; empty if none is left */
+  public Optional<Instant> switchedTableLiveUntil() {
+    String oldTable = dialect.switchedFrom();
+    if (oldTable == null) {
+      throw new IllegalStateException("The runtime of " + tableName + " was not built with switchingFrom(...)");
+    }
+    try (Connection connection = dataSource.getConnection();
+        java.sql.Statement statement = connection.createStatement();
+        java.sql.ResultSet rs = statement.executeQuery("SELECT max(expires_at) FROM " + oldTable)) {
+      rs.next();
+      long latest = rs.getLong(1);
+      return rs.wasNull() ? Optional.empty() : Optional.of(Instant.ofEpochMilli(latest + keepAfterDedupWindowMillis));
+    } catch (java.sql.SQLException e) {
+      throw new IdempotencyStoreException("Reading the latest expiry of " + oldTable + " failed", e);
+    }
+  }
+
+  /** @return the day partitions attached to the table, oldest first */
+  public List<RecordPartition> partitions() {
+    return requirePartitions().partitions();
+  }
+
+  private PartitionMaintenance requirePartitions() {
+    if (partitions == null) {
+      throw new IllegalStateException("The table " + tableName + " has no day partitions: it is laid out as "
+          + "RecordLayout." + dialect.layout() + " (choose RecordLayout.DAY_PARTITIONS on the builder)");
+    }
+    return partitions;
   }
 
   /**

@@ -30,6 +30,8 @@ final class RecordStatements {
   private final SqlDialect dialect;
   private final String table;
   private final String claimSql;
+  /** The claim of a key filed under the day its id carries; null where the layout does not file by key time. */
+  private final String keyTimeClaimSql;
   private final String selectSql;
   private final String takeOverSql;
   private final String storeResultSql;
@@ -45,6 +47,7 @@ final class RecordStatements {
     this.dialect = dialect;
     this.table = table;
     this.claimSql = dialect.claimSql(table);
+    this.keyTimeClaimSql = dialect.keyTimeClaimSql(table);
     this.selectSql = dialect.selectSql(table);
     this.takeOverSql = dialect.takeOverSql(table);
     this.storeResultSql = dialect.storeResultSql(table);
@@ -56,15 +59,20 @@ final class RecordStatements {
    *     (see {@link SqlDialect#commitsImplicitly})
    * @return true if this transaction inserted the record, false if the key is recorded already
    */
-  boolean claim(Connection connection, String scope, String key, String state, String fingerprint, long now,
+  boolean claim(Connection connection, CommandSpec<?> spec, String key, String state, String fingerprint, long now,
       long expiresAt) throws SQLException {
+    String scope = spec.scope();
+    if (keyTimeClaimSql != null && spec.keyTime() != dev.idem.KeyTime.NONE) {
+      // The key's own time files it: every retry meets the first record in one day, by the primary key alone.
+      long keyMillis = KeyTimes.embeddedMillis(spec, key, now);
+      try (PreparedStatement claim = connection.prepareStatement(keyTimeClaimSql)) {
+        dialect.bindKeyTimeClaim(claim, scope, key, state, fingerprint, now, expiresAt, keyMillis);
+        return dialect.claim(claim);
+      }
+    }
     try (PreparedStatement claim = connection.prepareStatement(claimSql)) {
-      claim.setString(1, scope);
-      claim.setString(2, key);
-      claim.setString(3, state);
-      claim.setString(4, fingerprint);
-      claim.setLong(5, now);
-      claim.setLong(6, expiresAt);
+      // A transactional record's dedup window is its retention: it expires that long after its claim.
+      dialect.bindClaim(claim, table, scope, key, state, fingerprint, now, expiresAt, expiresAt - now);
       return dialect.claim(claim);
     }
   }

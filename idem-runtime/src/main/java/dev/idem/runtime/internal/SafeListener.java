@@ -92,6 +92,38 @@ final class SafeListener {
     }
   }
 
+  void partitionCreated(String tableName, String partition) {
+    try {
+      listener.partitionCreated(tableName, partition);
+    } catch (RuntimeException e) {
+      LOG.log(Level.WARNING, "IdempotencyListener.partitionCreated failed; ignored", e);
+    }
+  }
+
+  void partitionDropped(String tableName, String partition, long records) {
+    try {
+      listener.partitionDropped(tableName, partition, records);
+    } catch (RuntimeException e) {
+      LOG.log(Level.WARNING, "IdempotencyListener.partitionDropped failed; ignored", e);
+    }
+  }
+
+  void partitionArchived(String tableName, String partition, long records) {
+    try {
+      listener.partitionArchived(tableName, partition, records);
+    } catch (RuntimeException e) {
+      LOG.log(Level.WARNING, "IdempotencyListener.partitionArchived failed; ignored", e);
+    }
+  }
+
+  void partitionMaintenanceFailed(String tableName, Throwable failure) {
+    try {
+      listener.partitionMaintenanceFailed(tableName, failure);
+    } catch (RuntimeException e) {
+      LOG.log(Level.WARNING, "IdempotencyListener.partitionMaintenanceFailed failed; ignored", e);
+    }
+  }
+
   private void notify(String event, Event call, String scope, String keyOrRule) {
     try {
       call.deliver(listener, scope, keyOrRule);

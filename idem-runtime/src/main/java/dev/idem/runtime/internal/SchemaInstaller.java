@@ -43,8 +43,29 @@ final class SchemaInstaller {
       if (!connection.getAutoCommit()) {
         connection.commit();
       }
+      if (dialect.switchedFrom() != null) {
+        waitForWritersOf(connection, dialect.switchedFrom());
+      }
     } catch (SQLException e) {
       throw new IdempotencyStoreException("Creating the table " + tableName + " failed", e);
+    }
+  }
+
+  /**
+   * After a switch to day partitions: waits until no transaction writes the old table any more (a SHARE lock
+   * conflicts with the ROW EXCLUSIVE lock of every insert or update still open on it), so that a claim of the old
+   * layout that was still uncommitted when its runtime stopped is committed, and seen by the new claims' probe, or
+   * gone. The old runtimes must be stopped first: a claim they make after this returns is not seen.
+   */
+  private static void waitForWritersOf(Connection connection, String oldTable) throws SQLException {
+    boolean autoCommit = connection.getAutoCommit();
+    connection.setAutoCommit(false);
+    try (Statement statement = connection.createStatement()) {
+      statement.execute("LOCK TABLE " + oldTable + " IN SHARE MODE");
+      connection.commit();
+    } finally {
+      Quietly.rollback(connection);
+      connection.setAutoCommit(autoCommit);
     }
   }
 

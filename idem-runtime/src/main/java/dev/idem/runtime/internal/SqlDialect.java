@@ -1,6 +1,7 @@
 package dev.idem.runtime.internal;
 
 import dev.idem.runtime.Dialect;
+import dev.idem.runtime.RecordLayout;
 
 import java.sql.DatabaseMetaData;
 import java.sql.PreparedStatement;
@@ -72,7 +73,29 @@ abstract class SqlDialect {
     this.dialect = dialect;
   }
 
-  /** The SQL of {@code dialect}. */
+  /**
+   * The SQL of {@code dialect} for the table laid out as {@code layout}.
+   *
+   * @param switchedFrom with {@link RecordLayout#DAY_PARTITIONS}: the one-table record table the runtime switched
+   *     from, whose live records claims still respect; null for none
+   */
+  static SqlDialect of(Dialect dialect, RecordLayout layout, String switchedFrom) {
+    if (layout == RecordLayout.ONE_TABLE) {
+      return of(dialect);
+    }
+    if (dialect != Dialect.POSTGRESQL) {
+      throw new IllegalArgumentException(dialect + " keeps idem's records in one table: RecordLayout." + layout
+          + " needs PostgreSQL");
+    }
+    return new DayPartitionedPostgresDialect(switchedFrom);
+  }
+
+  /** The one-table record table this runtime switched from and still probes, or null. */
+  String switchedFrom() {
+    return null;
+  }
+
+  /** The SQL of {@code dialect}, one table. */
   static SqlDialect of(Dialect dialect) {
     switch (dialect) {
       case H2:
@@ -103,8 +126,13 @@ abstract class SqlDialect {
   abstract String schemaResource();
 
   /** Classpath resource (relative to {@code dev.idem.runtime}) holding the transition log's DDL. */
-  final String transitionLogSchemaResource() {
+  String transitionLogSchemaResource() {
     return schemaResource().replace("schema/", "schema/transition-log-");
+  }
+
+  /** The layout of the record table this SQL is for. */
+  RecordLayout layout() {
+    return RecordLayout.ONE_TABLE;
   }
 
   // ------------------------------------------------------------------------------------------------
@@ -137,6 +165,46 @@ abstract class SqlDialect {
    * Executed by {@link #claim(PreparedStatement)}.
    */
   abstract String claimSql(String table);
+
+  /**
+   * Binds {@link #claimSql}'s parameters.
+   *
+   * @param table the record table (for the per-key lock of a partitioned layout)
+   * @param windowMillis the command's dedup window (a partitioned layout probes the days it spans)
+   */
+  void bindClaim(PreparedStatement claim, String table, String scope, String key, String state, String fingerprint,
+      long now, long expiresAt, long windowMillis) throws SQLException {
+    claim.setString(1, scope);
+    claim.setString(2, key);
+    claim.setString(3, state);
+    claim.setString(4, fingerprint);
+    claim.setLong(5, now);
+    claim.setLong(6, expiresAt);
+  }
+
+  /**
+   * SQL claiming a key under the day its id carries ({@code keyTime}), without a lock; null where the layout does
+   * not file records by day (one table: {@link #claimSql} is already unique on the key). Executed by
+   * {@link #claim(PreparedStatement)}; parameters bound by {@link #bindKeyTimeClaim}.
+   */
+  String keyTimeClaimSql(String table) {
+    return null;
+  }
+
+  /**
+   * The batch claim of keys that carry their time, for a layout that files records by day; null elsewhere.
+   * Parameters: the keys' array, the fingerprints' array, the keys' days' array, scope, created_at, expires_at.
+   * Columns as {@link #batchClaimSql}.
+   */
+  String keyTimeBatchClaimSql(String table) {
+    return null;
+  }
+
+  /** Binds {@link #keyTimeClaimSql}'s parameters; {@code keyMillis} is the time the key carries. */
+  void bindKeyTimeClaim(PreparedStatement claim, String scope, String key, String state, String fingerprint,
+      long now, long expiresAt, long keyMillis) throws SQLException {
+    throw new UnsupportedOperationException(this + " files no record by key time");
+  }
 
   /**
    * Runs a claim statement ({@link #claimSql} or {@link #leaseClaimSql}).
@@ -232,6 +300,22 @@ abstract class SqlDialect {
     return null;
   }
 
+  /**
+   * Binds {@link #leaseClaimSql}'s (and {@link #noWaitLeaseClaimSql}'s) parameters.
+   *
+   * @param table the record table (for the per-key lock of a partitioned layout)
+   */
+  void bindLeaseClaim(PreparedStatement claim, String table, String scope, String key, String fingerprint,
+      String ownerToken, long leaseUntil, long now, long expiresAt) throws SQLException {
+    claim.setString(1, scope);
+    claim.setString(2, key);
+    claim.setString(3, fingerprint);
+    claim.setString(4, ownerToken);
+    claim.setLong(5, leaseUntil);
+    claim.setLong(6, now);
+    claim.setLong(7, expiresAt);
+  }
+
   /** {@link #leaseClaimSql} for the dialects that guard it with NOT EXISTS. */
   static String leaseClaimUnlessRecordedSql(String table) {
     return "INSERT INTO " + table + String.format(LEASE_CLAIM_UNLESS_RECORDED, table);
@@ -242,7 +326,7 @@ abstract class SqlDialect {
    * scope, key. Columns: state, fingerprint, result, error_type, expires_at, owner_token, lease_until,
    * result_shape, created_at.
    */
-  final String leaseSelectSql(String table) {
+  String leaseSelectSql(String table) {
     return "SELECT state, fingerprint, result, error_type, expires_at, owner_token, lease_until, result_shape,"
         + " created_at FROM " + table + BY_KEY;
   }
@@ -521,6 +605,25 @@ abstract class SqlDialect {
     return false;
   }
 
+  /** Milliseconds of a day bucket of {@link RecordLayout#DAY_PARTITIONS}. */
+  static final long DAY_MILLIS = 86_400_000L;
+
+  /** The day bucket (days since 1970-01-01 UTC) of an epoch-millis database time. */
+  static int dayBucket(long epochMillis) {
+    return Math.toIntExact(Math.floorDiv(epochMillis, DAY_MILLIS));
+  }
+
+  /** A row whose day has no partition fails with 23514; say which day and how to make it. */
+  static SQLException explainMissingPartition(SQLException e) {
+    if ("23514".equals(e.getSQLState())) {
+      return new SQLException("No partition holds today's records (" + e.getMessage() + "): day partitions are"
+          + " created ahead of time by IdemRuntime.premakePartitions(), createSchema() and the scheduled purge"
+          + " (Builder.purgeEvery); run premakePartitions() now and keep purgeEvery enabled on some node",
+          e.getSQLState(), e);
+    }
+    return e;
+  }
+
   static String placeholders(int count) {
     StringBuilder text = new StringBuilder(count * 3);
     for (int i = 0; i < count; i++) {
@@ -529,7 +632,7 @@ abstract class SqlDialect {
     return text.toString();
   }
 
-  private static final class PostgresDialect extends SqlDialect {
+  private static class PostgresDialect extends SqlDialect {
     PostgresDialect() {
       super(Dialect.POSTGRESQL);
     }
@@ -677,6 +780,281 @@ abstract class SqlDialect {
       // other's rows (and deadlocking when they lock them in different orders); a row one skips, another deletes.
       return "DELETE FROM " + table + " WHERE ctid = ANY(ARRAY(SELECT ctid FROM " + table
           + " WHERE expires_at <= ? ORDER BY expires_at LIMIT ? FOR UPDATE SKIP LOCKED))";
+    }
+  }
+
+  /**
+   * PostgreSQL with {@link RecordLayout#DAY_PARTITIONS}: {@code idem_record} is partitioned by range of
+   * {@code bucket}, the UTC day (database time) of a record's first execution, and unique on (scope, idem_key,
+   * bucket) only, since every unique key of a partitioned table must contain the partition column. Uniqueness of a
+   * key across days therefore comes from the claim, not from the index: each claim first takes a transaction-scoped
+   * advisory lock on a 64-bit hash of table, scope and key ({@code pg_advisory_xact_lock(hashtextextended(…))}),
+   * so that claims of one key run one after the other, and only then, in a statement of its own at READ COMMITTED
+   * whose snapshot starts after the lock was granted (and so sees a competitor's committed claim), inserts into
+   * today's partition unless one of the dedup window's days holds an unexpired record of the key. Both statements
+   * travel in one round trip: pgjdbc sends a multi-statement text as one Parse/Bind/Execute per statement and one
+   * Sync, and each statement takes its own snapshot (a lock taken inside the inserting statement itself would come
+   * after that statement's snapshot, and miss the competitor's commit). An expired record in today's partition is
+   * taken over by {@code ON CONFLICT … DO UPDATE … WHERE expired}; expired records of earlier days stay for audit
+   * until their day is dropped. A hash collision of two keys only makes their claims wait for each other.
+   */
+  private static final class DayPartitionedPostgresDialect extends PostgresDialect {
+
+    /**
+     * The one-table record table of before the switch, or null. While its records are inside their dedup window,
+     * a claim also refuses to insert where it holds a live record of the key, and reads replay from it; nothing
+     * writes it any more (its writers were drained before the switch, see {@link SchemaInstaller}).
+     */
+    private final String switchedFrom;
+
+    DayPartitionedPostgresDialect(String switchedFrom) {
+      this.switchedFrom = switchedFrom;
+    }
+
+    @Override
+    String switchedFrom() {
+      return switchedFrom;
+    }
+
+    /** {@code AND NOT EXISTS} a live record of the key in the table switched from, or nothing. */
+    private String notLiveBeforeTheSwitch(String scope, String key, String now) {
+      return switchedFrom == null ? "" : " AND NOT EXISTS (SELECT 1 FROM " + switchedFrom + " o WHERE o.scope = "
+          + scope + " AND o.idem_key = " + key + " AND o.expires_at > " + now + ")";
+    }
+
+
+    /** The advisory lock's text: table, scope and key with a separator no key or scope contains. */
+    static String lockText(String table, String scope, String key) {
+      return table + '\u001f' + scope + '\u001f' + key;
+    }
+
+
+    @Override
+    RecordLayout layout() {
+      return RecordLayout.DAY_PARTITIONS;
+    }
+
+    @Override
+    String schemaResource() {
+      return "schema/postgresql-day-partitions.sql";
+    }
+
+    @Override
+    String transitionLogSchemaResource() {
+      return "schema/transition-log-postgresql-day-partitions.sql";
+    }
+
+    /**
+     * The lock, then the guarded insert. Parameters: the lock text; scope, key, state, fingerprint, created_at,
+     * expires_at, bucket; the dedup window's first bucket.
+     */
+    @Override
+    String claimSql(String table) {
+      return LOCK_KEY + "; WITH claim AS (SELECT ?::varchar AS scope, ?::varchar AS idem_key, ?::varchar AS state,"
+          + " ?::varchar AS fingerprint, ?::bigint AS created_at, ?::bigint AS expires_at, ?::int AS bucket,"
+          + " ?::int AS first_bucket)"
+          + " INSERT INTO " + table + " AS r (scope, idem_key, state, fingerprint, created_at, expires_at, bucket)"
+          + " SELECT scope, idem_key, state, fingerprint, created_at, expires_at, bucket FROM claim"
+          + " WHERE NOT EXISTS (SELECT 1 FROM " + table + " w WHERE w.scope = claim.scope"
+          + " AND w.idem_key = claim.idem_key AND w.bucket >= claim.first_bucket AND w.expires_at > claim.created_at)"
+          + notLiveBeforeTheSwitch("claim.scope", "claim.idem_key", "claim.created_at")
+          + TAKE_OVER_EXPIRED_OF_TODAY;
+    }
+
+    static final String LOCK_KEY = "SELECT pg_advisory_xact_lock(hashtextextended(?, 0))";
+
+    /**
+     * A CLAIM command's claim: the lock, then an IN_PROGRESS record in today's partition unless a day holds a live
+     * record of the key. Every day is probed, not only the dedup window's: an extended lease keeps a record live
+     * past its first day's window (its day stays too: a day goes only once its latest expiry has passed). In
+     * auto-commit mode the two statements, sent before one Sync, run in one implicit transaction, which holds the
+     * lock until the insert commits. Parameters: the lock text; scope, key, fingerprint, owner_token, lease_until,
+     * created_at, expires_at, bucket.
+     */
+    @Override
+    String leaseClaimSql(String table) {
+      return LOCK_KEY + "; WITH claim AS (SELECT ?::varchar AS scope, ?::varchar AS idem_key,"
+          + " ?::varchar AS fingerprint, ?::varchar AS owner_token, ?::bigint AS lease_until, ?::bigint AS created_at,"
+          + " ?::bigint AS expires_at, ?::int AS bucket)"
+          + " INSERT INTO " + table + " AS r (scope, idem_key, state, fingerprint, owner_token, lease_until,"
+          + " created_at, expires_at, bucket) SELECT scope, idem_key, '" + IN_PROGRESS + "', fingerprint, owner_token,"
+          + " lease_until, created_at, expires_at, bucket FROM claim WHERE NOT EXISTS (SELECT 1 FROM " + table
+          + " w WHERE w.scope = claim.scope AND w.idem_key = claim.idem_key AND w.expires_at > claim.created_at)"
+          + notLiveBeforeTheSwitch("claim.scope", "claim.idem_key", "claim.created_at")
+          + " ON CONFLICT (scope, idem_key, bucket) DO UPDATE SET state = EXCLUDED.state,"
+          + " fingerprint = EXCLUDED.fingerprint, result = NULL, error_type = NULL, result_shape = NULL,"
+          + " owner_token = EXCLUDED.owner_token, lease_until = EXCLUDED.lease_until,"
+          + " created_at = EXCLUDED.created_at, expires_at = EXCLUDED.expires_at"
+          + " WHERE r.expires_at <= EXCLUDED.created_at";
+    }
+
+    @Override
+    void bindLeaseClaim(PreparedStatement claim, String table, String scope, String key, String fingerprint,
+        String ownerToken, long leaseUntil, long now, long expiresAt) throws SQLException {
+      claim.setString(1, lockText(table, scope, key));
+      claim.setString(2, scope);
+      claim.setString(3, key);
+      claim.setString(4, fingerprint);
+      claim.setString(5, ownerToken);
+      claim.setLong(6, leaseUntil);
+      claim.setLong(7, now);
+      claim.setLong(8, expiresAt);
+      claim.setInt(9, dayBucket(now));
+    }
+
+    /**
+     * A key that carries its time is filed under that time's day, which every retry of it computes alike, so that
+     * the primary key (scope, idem_key, bucket) alone makes it unique: one statement, no lock, no probe of other
+     * days. Parameters: scope, key, state, fingerprint, created_at, expires_at, the key's bucket.
+     */
+    @Override
+    String keyTimeClaimSql(String table) {
+      return "INSERT INTO " + table + " AS r (scope, idem_key, state, fingerprint, created_at, expires_at, bucket)"
+          + " SELECT * FROM (VALUES (?::varchar, ?::varchar, ?::varchar, ?::varchar, ?::bigint, ?::bigint, ?::int))"
+          + " AS claim (scope, idem_key, state, fingerprint, created_at, expires_at, bucket) WHERE true"
+          + notLiveBeforeTheSwitch("claim.scope", "claim.idem_key", "claim.created_at")
+          + TAKE_OVER_EXPIRED_OF_TODAY;
+    }
+
+    @Override
+    String keyTimeBatchClaimSql(String table) {
+      return "WITH m AS (SELECT * FROM unnest(?::varchar[], ?::varchar[], ?::int[]) WITH ORDINALITY"
+          + " AS m(idem_key, fingerprint, bucket, n)),"
+          + " c AS (SELECT ?::varchar AS scope, ?::bigint AS created_at, ?::bigint AS expires_at),"
+          + " live AS (SELECT w.idem_key, w.state, w.fingerprint, w.expires_at FROM m CROSS JOIN c JOIN " + table
+          + " w ON w.scope = c.scope AND w.idem_key = m.idem_key AND w.bucket = m.bucket"
+          + " AND w.expires_at > c.created_at"
+          + (switchedFrom == null ? "" : " UNION ALL SELECT o.idem_key, o.state, o.fingerprint, o.expires_at FROM m"
+              + " CROSS JOIN c JOIN " + switchedFrom + " o ON o.scope = c.scope AND o.idem_key = m.idem_key"
+              + " AND o.expires_at > c.created_at")
+          + "),"
+          + " inserted AS (INSERT INTO " + table + " AS r (scope, idem_key, state, fingerprint, created_at,"
+          + " expires_at, bucket) SELECT c.scope, m.idem_key, '" + COMPLETED + "', m.fingerprint, c.created_at,"
+          + " c.expires_at, m.bucket FROM m CROSS JOIN c"
+          + " WHERE NOT EXISTS (SELECT 1 FROM live WHERE live.idem_key = m.idem_key) ORDER BY m.n"
+          + TAKE_OVER_EXPIRED_OF_TODAY + " RETURNING idem_key)"
+          + " SELECT idem_key, NULL, NULL, NULL::bigint FROM inserted"
+          + " UNION ALL SELECT idem_key, state, fingerprint, expires_at FROM live";
+    }
+
+    @Override
+    void bindKeyTimeClaim(PreparedStatement claim, String scope, String key, String state, String fingerprint,
+        long now, long expiresAt, long keyMillis) throws SQLException {
+      claim.setString(1, scope);
+      claim.setString(2, key);
+      claim.setString(3, state);
+      claim.setString(4, fingerprint);
+      claim.setLong(5, now);
+      claim.setLong(6, expiresAt);
+      claim.setInt(7, dayBucket(keyMillis));
+    }
+
+    static final String TAKE_OVER_EXPIRED_OF_TODAY = " ON CONFLICT (scope, idem_key, bucket) DO UPDATE SET"
+        + " state = EXCLUDED.state, fingerprint = EXCLUDED.fingerprint, result = NULL, error_type = NULL,"
+        + " result_shape = NULL, owner_token = NULL, lease_until = NULL, created_at = EXCLUDED.created_at,"
+        + " expires_at = EXCLUDED.expires_at WHERE r.expires_at <= EXCLUDED.created_at";
+
+    @Override
+    void bindClaim(PreparedStatement claim, String table, String scope, String key, String state,
+        String fingerprint, long now, long expiresAt, long windowMillis) throws SQLException {
+      claim.setString(1, lockText(table, scope, key));
+      claim.setString(2, scope);
+      claim.setString(3, key);
+      claim.setString(4, state);
+      claim.setString(5, fingerprint);
+      claim.setLong(6, now);
+      claim.setLong(7, expiresAt);
+      claim.setInt(8, dayBucket(now));
+      claim.setInt(9, dayBucket(now - windowMillis));
+    }
+
+    /** The lock's row (a claim by key time has none), then the insert's count. */
+    @Override
+    boolean claim(PreparedStatement claim) throws SQLException {
+      try {
+        if (claim.execute() && claim.getMoreResults()) { // the lock's SELECT, then the insert
+          throw new SQLException("The claim returned rows; expected an update count", "XX000");
+        }
+        return claim.getUpdateCount() == 1;
+      } catch (SQLException e) {
+        throw explainMissingPartition(e);
+      }
+    }
+
+    /** The latest record of the key, of all days (and of the table switched from). */
+    @Override
+    String selectSql(String table) {
+      return latestOf(super.selectSql(table));
+    }
+
+    /** The latest record of the key, of all days (and of the table switched from); for inspect. */
+    @Override
+    String leaseSelectSql(String table) {
+      return latestOf(super.leaseSelectSql(table));
+    }
+
+    /**
+     * A select by scope and key (two parameters) made to read the latest record of all days and, after a switch,
+     * of the old table too: the key's parameters bound once in a CTE, each table read by its primary key.
+     */
+    private String latestOf(String byKey) {
+      if (switchedFrom == null) {
+        return byKey + " ORDER BY expires_at DESC LIMIT 1";
+      }
+      int from = byKey.indexOf(" FROM ");
+      String columns = byKey.substring("SELECT ".length(), from);
+      String table = byKey.substring(from + " FROM ".length(), byKey.indexOf(" WHERE "));
+      return "WITH k AS (SELECT ?::varchar AS s, ?::varchar AS i) SELECT " + columns + " FROM (SELECT " + columns
+          + " FROM " + table + " r, k WHERE r.scope = k.s AND r.idem_key = k.i UNION ALL SELECT " + columns
+          + " FROM " + switchedFrom + " o, k WHERE o.scope = k.s AND o.idem_key = k.i) latest"
+          + " ORDER BY expires_at DESC LIMIT 1";
+    }
+
+    @Override
+    BatchStatements batchStatements(String table) {
+      return new BatchStatements.DayPartitionedArrayBound(this, table);
+    }
+
+    /**
+     * The batch's locks (in the keys' sorted order, so that two batches never wait for each other in a cycle), then
+     * {@link PostgresDialect#batchClaimSql}'s one statement with the window probe and today's bucket. Parameters:
+     * the lock text's prefix, the keys' array; the keys' array, the fingerprints' array, scope, created_at,
+     * expires_at, bucket, first bucket. Columns as {@link PostgresDialect#batchClaimSql}; the records read are the
+     * unexpired ones of the window.
+     */
+    @Override
+    String batchClaimSql(String table, int rows) {
+      return "SELECT count(pg_advisory_xact_lock(hashtextextended(? || l.k, 0))) FROM"
+          + " (SELECT k FROM unnest(?::varchar[]) WITH ORDINALITY AS l(k, n) ORDER BY n) l;"
+          + " WITH m AS (SELECT * FROM unnest(?::varchar[], ?::varchar[]) WITH ORDINALITY AS m(idem_key, fingerprint,"
+          + " n)), c AS (SELECT ?::varchar AS scope, ?::bigint AS created_at, ?::bigint AS expires_at,"
+          + " ?::int AS bucket, ?::int AS first_bucket),"
+          + " live AS (SELECT w.idem_key, w.state, w.fingerprint, w.expires_at FROM m CROSS JOIN c JOIN " + table
+          + " w ON w.scope = c.scope AND w.idem_key = m.idem_key AND w.bucket >= c.first_bucket"
+          + " AND w.expires_at > c.created_at"
+          + (switchedFrom == null ? "" : " UNION ALL SELECT o.idem_key, o.state, o.fingerprint, o.expires_at FROM m"
+              + " CROSS JOIN c JOIN " + switchedFrom + " o ON o.scope = c.scope AND o.idem_key = m.idem_key"
+              + " AND o.expires_at > c.created_at")
+          + "),"
+          + " inserted AS (INSERT INTO " + table + " AS r (scope, idem_key, state, fingerprint, created_at,"
+          + " expires_at, bucket) SELECT c.scope, m.idem_key, '" + COMPLETED + "', m.fingerprint, c.created_at,"
+          + " c.expires_at, c.bucket FROM m CROSS JOIN c"
+          + " WHERE NOT EXISTS (SELECT 1 FROM live WHERE live.idem_key = m.idem_key) ORDER BY m.n"
+          + TAKE_OVER_EXPIRED_OF_TODAY + " RETURNING idem_key)"
+          + " SELECT idem_key, NULL, NULL, NULL::bigint FROM inserted"
+          + " UNION ALL SELECT idem_key, state, fingerprint, expires_at FROM live";
+    }
+
+    /** The latest records of the keys, oldest first, so that a reader keeping the last row per key keeps them. */
+    @Override
+    String batchSelectSql(String table, int keys) {
+      return super.batchSelectSql(table, keys) + " ORDER BY expires_at";
+    }
+
+    /** Deleting rows by ctid would not be safe across partitions (a ctid is unique in one partition only). */
+    @Override
+    String purgeSql(String table) {
+      throw new UnsupportedOperationException("A day-partitioned table is purged by dropping its days");
     }
   }
 

@@ -257,7 +257,7 @@ final class TransactionalExecutor {
     // A void command's outcome is "the body returned"; unless the body can commit early, the claim says it all.
     boolean completeOnClaim = spec.resultType().isVoid() && spec.replayOn().isEmpty() && claimCommitsOnlyWithBody;
     String claimState = completeOnClaim ? SqlDialect.COMPLETED : SqlDialect.PENDING;
-    if (!records.claim(connection, scope, key, claimState, fingerprint, now, expiresAt)) {
+    if (!records.claim(connection, spec, key, claimState, fingerprint, now, expiresAt)) {
       Stored stored = records.read(connection, scope, key);
       if (stored == null) {
         return RETRY; // the competing claim rolled back, or the record was purged meanwhile

@@ -1,0 +1,338 @@
+package dev.idem.runtime.internal;
+
+import dev.idem.runtime.IdempotencyStoreException;
+import dev.idem.runtime.RecordPartition;
+import java.sql.Connection;
+import java.sql.PreparedStatement;
+import java.sql.ResultSet;
+import java.sql.SQLException;
+import java.sql.Statement;
+import java.time.Instant;
+import java.time.LocalDate;
+import java.time.format.DateTimeFormatter;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.regex.Matcher;
+import java.util.regex.Pattern;
+import javax.sql.DataSource;
+
+/**
+ * The day partitions of a {@link dev.idem.runtime.RecordLayout#DAY_PARTITIONS} table (PostgreSQL), kept by idem
+ * itself, without an extension: creates the coming days ahead of time and drops (or archives) past days once every
+ * record in them is past its archive horizon. Runs in auto-commit mode on a connection of its own, under a session
+ * advisory lock per table, so that the maintenance of two nodes never interleaves (the other node skips its run);
+ * every DDL statement waits for table locks at most {@link #LOCK_TIMEOUT} and is retried.
+ *
+ * <p>Creating a day: {@code CREATE TABLE … (LIKE idem_record)} then {@code ATTACH PARTITION}, which takes only a
+ * SHARE UPDATE EXCLUSIVE lock on the parent and so never waits for claims in flight nor blocks them (a
+ * {@code CREATE TABLE … PARTITION OF} would take ACCESS EXCLUSIVE). Dropping a day: {@code DETACH PARTITION …
+ * CONCURRENTLY}, which waits for the transactions that might still read the day without blocking new ones, then
+ * {@code DROP TABLE} of the detached table, which nobody reads any more. A detach interrupted half way (the
+ * partition is then "detach pending") is finished with {@code DETACH PARTITION … FINALIZE} on the next run.
+ */
+final class PartitionMaintenance {
+
+  /** How long one DDL statement waits for a lock before it fails (and is retried). */
+  static final String LOCK_TIMEOUT = "2s";
+  private static final int ATTEMPTS = 5;
+  /** The SQLState of lock_not_available: a lock_timeout expired. */
+  private static final String LOCK_NOT_AVAILABLE = "55P03";
+  private static final DateTimeFormatter DAY = DateTimeFormatter.BASIC_ISO_DATE;
+
+  /** What one maintenance run did. */
+  record Result(List<String> created, long droppedRecords) {}
+
+  private final DataSource dataSource;
+  private final String table;
+  private final DatabaseClock clock;
+  private final SafeListener listener;
+  private final int daysAhead;
+  private final String archiveSchema;
+  private final Pattern partitionName;
+  /**
+   * What one day is in the partition column: 1 for the record table's {@code bucket} (days), a day's milliseconds
+   * for the transition log's {@code applied_at}.
+   */
+  private final long dayUnit;
+  /**
+   * How long the transition log keeps a day after it ended, or null: the record table, whose days go by their
+   * records' expiry instead.
+   */
+  private final Long logKeepMillis;
+
+  private PartitionMaintenance(DataSource dataSource, String table, DatabaseClock clock, SafeListener listener,
+      int daysAhead, String archiveSchema, long dayUnit, Long logKeepMillis) {
+    this.dataSource = dataSource;
+    this.table = table;
+    this.clock = clock;
+    this.listener = listener;
+    this.daysAhead = daysAhead;
+    this.archiveSchema = archiveSchema;
+    this.partitionName = Pattern.compile(Pattern.quote(table) + "_p(\\d{8})");
+    this.dayUnit = dayUnit;
+    this.logKeepMillis = logKeepMillis;
+  }
+
+  /** The record table's days: partitioned by {@code bucket}, a day dropped once all its records are past horizon. */
+  static PartitionMaintenance ofRecords(DataSource dataSource, String table, DatabaseClock clock,
+      SafeListener listener, int daysAhead, String archiveSchema) {
+    return new PartitionMaintenance(dataSource, table, clock, listener, daysAhead, archiveSchema, 1, null);
+  }
+
+  /**
+   * The transition log's days: partitioned by {@code applied_at}, a day dropped {@code keepMillis} after it ended
+   * ({@code Long.MAX_VALUE}: never).
+   */
+  static PartitionMaintenance ofTransitionLog(DataSource dataSource, DatabaseClock clock, SafeListener listener,
+      int daysAhead, String archiveSchema, long keepMillis) {
+    return new PartitionMaintenance(dataSource, SqlDialect.TRANSITION_LOG_TABLE, clock, listener, daysAhead,
+        archiveSchema, SqlDialect.DAY_MILLIS, keepMillis);
+  }
+
+  /** The partition name of a day: the table's name, {@code _p} and the day as {@code yyyyMMdd}. */
+  String partitionOf(int bucket) {
+    return table + "_p" + LocalDate.ofEpochDay(bucket).format(DAY);
+  }
+
+  /** The partitions attached to the table, oldest first. */
+  List<RecordPartition> partitions() {
+    try (Connection connection = dataSource.getConnection()) {
+      List<RecordPartition> partitions = new ArrayList<>();
+      for (int bucket : attachedBuckets(connection)) {
+        LocalDate day = LocalDate.ofEpochDay(bucket);
+        partitions.add(new RecordPartition(partitionOf(bucket), day, Instant.ofEpochMilli(bucket * SqlDialect.DAY_MILLIS),
+            Instant.ofEpochMilli((bucket + 1L) * SqlDialect.DAY_MILLIS)));
+      }
+      return partitions;
+    } catch (SQLException e) {
+      throw new IdempotencyStoreException("Listing the partitions of " + table + " failed", e);
+    }
+  }
+
+  /**
+   * Creates the partitions of yesterday, today (database time) and the next {@code daysAhead} days that do not exist
+   * yet.
+   *
+   * @return the partitions created, or null if another node's maintenance holds the table's lock
+   */
+  List<String> premake() {
+    return underMaintenanceLock(connection -> premake(connection, clock.millis(connection)));
+  }
+
+  /**
+   * Drops (or archives) every past day whose records are all past their archive horizon, and creates the coming
+   * days.
+   *
+   * @param keepAfterDedupWindowMillis how long records stay after their dedup window
+   * @return how many records the dropped or archived days held; 0 if another node maintains the table now
+   */
+  long maintain(long keepAfterDedupWindowMillis) {
+    Result result = underMaintenanceLock(connection -> {
+      long now = clock.millis(connection);
+      List<String> created = premake(connection, now);
+      return new Result(created, dropPast(connection, now, now - keepAfterDedupWindowMillis));
+    });
+    return result == null ? 0 : result.droppedRecords();
+  }
+
+  private interface Work<T> {
+    T run(Connection connection) throws SQLException;
+  }
+
+  private <T> T underMaintenanceLock(Work<T> work) {
+    try (Connection connection = dataSource.getConnection()) {
+      if (!connection.getAutoCommit()) {
+        connection.setAutoCommit(true); // DETACH … CONCURRENTLY cannot run inside a transaction block
+      }
+      long lockKey = maintenanceLockKey(connection);
+      if (!tryLock(connection, lockKey)) {
+        return null; // another node maintains the table right now; its run does the same work
+      }
+      try (Statement statement = connection.createStatement()) {
+        statement.execute("SET lock_timeout = '" + LOCK_TIMEOUT + "'");
+        return work.run(connection);
+      } finally {
+        if (!Quietly.closed(connection)) {
+          try (Statement statement = connection.createStatement()) {
+            statement.execute("RESET lock_timeout");
+          }
+          unlock(connection, lockKey);
+        }
+      }
+    } catch (SQLException e) {
+      IdempotencyStoreException failure =
+          new IdempotencyStoreException("Maintaining the day partitions of " + table + " failed", e);
+      listener.partitionMaintenanceFailed(table, failure);
+      throw failure;
+    }
+  }
+
+  private long maintenanceLockKey(Connection connection) throws SQLException {
+    try (PreparedStatement hash = connection.prepareStatement("SELECT hashtextextended(?, 0)")) {
+      hash.setString(1, "idem partition maintenance\u001f" + table);
+      try (ResultSet rs = hash.executeQuery()) {
+        rs.next();
+        return rs.getLong(1);
+      }
+    }
+  }
+
+  private static boolean tryLock(Connection connection, long key) throws SQLException {
+    try (PreparedStatement lock = connection.prepareStatement("SELECT pg_try_advisory_lock(?)")) {
+      lock.setLong(1, key);
+      try (ResultSet rs = lock.executeQuery()) {
+        rs.next();
+        return rs.getBoolean(1);
+      }
+    }
+  }
+
+  private static void unlock(Connection connection, long key) throws SQLException {
+    try (PreparedStatement unlock = connection.prepareStatement("SELECT pg_advisory_unlock(?)")) {
+      unlock.setLong(1, key);
+      unlock.executeQuery().close();
+    }
+  }
+
+  /** Whether the table is partitioned (a transition log created by a one-table runtime is not, and is left be). */
+  private boolean partitioned(Connection connection) throws SQLException {
+    try (PreparedStatement kind = connection.prepareStatement("SELECT relkind FROM pg_class WHERE relname = ?"
+        + " AND relnamespace = to_regnamespace(current_schema())::oid")) {
+      kind.setString(1, table);
+      try (ResultSet rs = kind.executeQuery()) {
+        return rs.next() && "p".equals(rs.getString(1));
+      }
+    }
+  }
+
+  private List<String> premake(Connection connection, long now) throws SQLException {
+    if (!partitioned(connection)) {
+      return List.of();
+    }
+    List<Integer> attached = attachedBuckets(connection);
+    List<String> created = new ArrayList<>();
+    int today = SqlDialect.dayBucket(now);
+    // From yesterday: a key that carries its time may have been made before midnight, and a runtime's first day
+    // must take it too.
+    for (int bucket = today - 1; bucket <= today + daysAhead; bucket++) {
+      if (attached.contains(bucket)) {
+        continue;
+      }
+      String partition = partitionOf(bucket);
+      ddl(connection, "CREATE TABLE IF NOT EXISTS " + partition + " (LIKE " + table
+          + " INCLUDING DEFAULTS INCLUDING CONSTRAINTS)");
+      ddl(connection, "ALTER TABLE " + table + " ATTACH PARTITION " + partition + " FOR VALUES FROM ("
+          + bucket * dayUnit + ") TO (" + (bucket + 1) * dayUnit + ")");
+      created.add(partition);
+      listener.partitionCreated(table, partition);
+    }
+    return created;
+  }
+
+  /** Buckets of the attached partitions named as idem names them (others are left alone), ascending. */
+  private List<Integer> attachedBuckets(Connection connection) throws SQLException {
+    List<Integer> buckets = new ArrayList<>();
+    for (String name : childTables(connection, false)) {
+      Matcher day = partitionName.matcher(name);
+      if (day.matches()) {
+        buckets.add(Math.toIntExact(LocalDate.parse(day.group(1), DAY).toEpochDay()));
+      }
+    }
+    buckets.sort(null);
+    return buckets;
+  }
+
+  /** The partitions of the table in the current schema; {@code detachPending}: only those half detached. */
+  private List<String> childTables(Connection connection, boolean detachPending) throws SQLException {
+    try (PreparedStatement children = connection.prepareStatement("SELECT c.relname FROM pg_inherits i"
+        + " JOIN pg_class c ON c.oid = i.inhrelid JOIN pg_class p ON p.oid = i.inhparent"
+        + " WHERE p.relname = ? AND p.relnamespace = to_regnamespace(current_schema())::oid"
+        + (detachPending ? " AND i.inhdetachpending" : "") + " ORDER BY c.relname")) {
+      children.setString(1, table);
+      List<String> names = new ArrayList<>();
+      try (ResultSet rs = children.executeQuery()) {
+        while (rs.next()) {
+          names.add(rs.getString(1));
+        }
+      }
+      return names;
+    }
+  }
+
+  /**
+   * Drops or archives past days: a day before today whose latest expiry is at or before {@code horizonNow} (now
+   * minus the time records stay after their dedup window), so that no record inside its dedup window or archive
+   * horizon ever goes (the check reads each day's expiry index, one row).
+   */
+  private long dropPast(Connection connection, long now, long horizonNow) throws SQLException {
+    if (!partitioned(connection)) {
+      return 0;
+    }
+    long removed = 0;
+    for (String pending : childTables(connection, true)) {
+      // A run before this one detached the day (its past-horizon check passed) but was cut off half way.
+      ddl(connection, "ALTER TABLE " + table + " DETACH PARTITION " + pending + " FINALIZE");
+      removed += remove(connection, pending);
+    }
+    int today = SqlDialect.dayBucket(now);
+    for (int bucket : attachedBuckets(connection)) {
+      if (bucket >= today - 1) {
+        break; // yesterday stays, as premake makes it (see there)
+      }
+      String partition = partitionOf(bucket);
+      if (logKeepMillis != null) {
+        if ((bucket + 1L) * SqlDialect.DAY_MILLIS > now - logKeepMillis) {
+          break; // the log keeps this day and the later ones
+        }
+      } else {
+        try (Statement statement = connection.createStatement();
+            ResultSet rs = statement.executeQuery("SELECT max(expires_at) FROM " + partition)) {
+          rs.next();
+          long latestExpiry = rs.getLong(1);
+          if (!rs.wasNull() && latestExpiry > horizonNow) {
+            continue; // some record is still inside its window or horizon
+          }
+        }
+      }
+      // No claim writes a past day, and no claim's probe needs a day whose records all expired: detaching waits
+      // only for transactions that began before it, without blocking new ones.
+      ddl(connection, "ALTER TABLE " + table + " DETACH PARTITION " + partition + " CONCURRENTLY");
+      removed += remove(connection, partition);
+    }
+    return removed;
+  }
+
+  /** Drops, or moves to the archive schema, a detached day; returns how many records it held. */
+  private long remove(Connection connection, String partition) throws SQLException {
+    long records;
+    try (Statement statement = connection.createStatement();
+        ResultSet rs = statement.executeQuery("SELECT count(*) FROM " + partition)) {
+      rs.next();
+      records = rs.getLong(1);
+    }
+    if (archiveSchema != null) {
+      ddl(connection, "CREATE SCHEMA IF NOT EXISTS " + archiveSchema);
+      ddl(connection, "ALTER TABLE " + partition + " SET SCHEMA " + archiveSchema);
+      listener.partitionArchived(table, archiveSchema + "." + partition, records);
+    } else {
+      ddl(connection, "DROP TABLE " + partition);
+      listener.partitionDropped(table, partition, records);
+    }
+    return records;
+  }
+
+  /** One DDL statement, retried when its lock_timeout expired (a long transaction held the table). */
+  private static void ddl(Connection connection, String sql) throws SQLException {
+    for (int attempt = 1; ; attempt++) {
+      try (Statement statement = connection.createStatement()) {
+        statement.execute(sql);
+        return;
+      } catch (SQLException e) {
+        if (attempt >= ATTEMPTS || !LOCK_NOT_AVAILABLE.equals(e.getSQLState())) {
+          throw e;
+        }
+        Retries.pauseBeforeRetry(attempt);
+      }
+    }
+  }
+}

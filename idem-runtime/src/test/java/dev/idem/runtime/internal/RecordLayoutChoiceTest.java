@@ -1,0 +1,49 @@
+package dev.idem.runtime.internal;
+
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertThrows;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+import dev.idem.runtime.Dialect;
+import dev.idem.runtime.IdemRuntime;
+import dev.idem.runtime.RecordLayout;
+import org.h2.jdbcx.JdbcDataSource;
+import org.junit.jupiter.api.Test;
+
+/** Where {@link RecordLayout#DAY_PARTITIONS} may be chosen: the builder refuses it before anything runs. */
+class RecordLayoutChoiceTest {
+
+  private static IdemRuntime.Builder builder(Dialect dialect) {
+    JdbcDataSource dataSource = new JdbcDataSource(); // never connected to: the dialect is given
+    dataSource.setURL("jdbc:h2:mem:unused");
+    return IdemRuntime.builder().dataSource(dataSource).dialect(dialect);
+  }
+
+  @Test
+  void h2KeepsOneTable() {
+    IllegalArgumentException refused = assertThrows(IllegalArgumentException.class,
+        () -> builder(Dialect.H2).layout(RecordLayout.DAY_PARTITIONS).build());
+    assertEquals("H2 keeps idem's records in one table: RecordLayout.DAY_PARTITIONS needs PostgreSQL; build this"
+        + " runtime with RecordLayout.ONE_TABLE", refused.getMessage());
+  }
+
+  @Test
+  void mariaDbKeepsOneTableForNow() {
+    assertThrows(IllegalArgumentException.class,
+        () -> builder(Dialect.MARIADB).layout(RecordLayout.DAY_PARTITIONS).build());
+  }
+
+  @Test
+  void anArchiveSchemaNeedsDayPartitionsAndAPlainName() {
+    assertThrows(IllegalArgumentException.class, () -> builder(Dialect.POSTGRESQL).archivePartitionsTo("x").build());
+    assertThrows(IllegalArgumentException.class, () -> builder(Dialect.POSTGRESQL).archivePartitionsTo("a;b"));
+  }
+
+  @Test
+  void oneTableIsTheDefaultAndHasNoPartitions() {
+    try (IdemRuntime runtime = builder(Dialect.H2).build()) {
+      IllegalStateException refused = assertThrows(IllegalStateException.class, runtime::partitions);
+      assertTrue(refused.getMessage().contains("RecordLayout.ONE_TABLE"), refused.getMessage());
+    }
+  }
+}
