@@ -1,22 +1,11 @@
 package dev.idem.http.jdk;
 
-import static org.junit.jupiter.api.Assertions.assertEquals;
-import static org.junit.jupiter.api.Assertions.assertTrue;
-
 import com.sun.net.httpserver.HttpServer;
 import dev.idem.http.HttpReply;
-import java.io.BufferedInputStream;
-import java.io.ByteArrayOutputStream;
-import java.io.EOFException;
-import java.io.IOException;
+import dev.idem.testing.KeepAliveRequests;
 import java.io.InputStream;
-import java.io.OutputStream;
 import java.net.InetAddress;
 import java.net.InetSocketAddress;
-import java.net.Socket;
-import java.nio.charset.StandardCharsets;
-import java.util.Arrays;
-import java.util.Locale;
 import java.util.concurrent.ExecutorService;
 import java.util.concurrent.Executors;
 import java.util.concurrent.TimeUnit;
@@ -49,72 +38,11 @@ class JdkHttpServerKeepAliveTest {
       String body = "{\"amountCents\":1250,\"currency\":\"EUR\"}";
       String request = "POST /payments HTTP/1.1\r\nHost: localhost\r\nContent-Type: application/json\r\n"
           + "Idempotency-Key: \"k-1\"\r\nContent-Length: " + body.length() + "\r\n\r\n" + body;
-      long[] nanos = sequentialRequests(server.getAddress().getPort(), request, REQUESTS);
-      assertMedianBelow15Ms(nanos);
+      long[] nanos = KeepAliveRequests.sequentialRequests(server.getAddress().getPort(), request, REQUESTS);
+      KeepAliveRequests.assertMedianBelow15Ms(nanos);
     } finally {
       server.stop(0);
       workers.shutdownNow();
     }
-  }
-
-  static void assertMedianBelow15Ms(long[] nanos) {
-    long[] sorted = nanos.clone();
-    Arrays.sort(sorted);
-    double medianMillis = sorted[sorted.length / 2] / 1e6;
-    assertTrue(medianMillis < 15, String.format(Locale.ROOT, "median %.1f ms per request on one keep-alive"
-        + " connection (max %.1f ms): the server waits on Nagle's algorithm for the client's delayed ACK",
-        medianMillis, sorted[sorted.length - 1] / 1e6));
-  }
-
-  /**
-   * Writes {@code request} {@code count} times over one connection, each after the previous response was read whole,
-   * as a keep-alive client does; returns each round trip's duration in nanoseconds.
-   */
-  static long[] sequentialRequests(int port, String request, int count) throws IOException {
-    byte[] bytes = request.getBytes(StandardCharsets.UTF_8);
-    try (Socket socket = new Socket(InetAddress.getLoopbackAddress(), port)) {
-      socket.setTcpNoDelay(true); // the client's writes never wait: only the server's can
-      socket.setSoTimeout(10_000);
-      OutputStream out = socket.getOutputStream();
-      InputStream in = new BufferedInputStream(socket.getInputStream());
-      long[] nanos = new long[count];
-      for (int i = 0; i < count; i++) {
-        long start = System.nanoTime();
-        out.write(bytes);
-        out.flush();
-        String status = readResponse(in);
-        nanos[i] = System.nanoTime() - start;
-        assertEquals("HTTP/1.1 2", status.substring(0, 10), status);
-      }
-      return nanos;
-    }
-  }
-
-  /** Reads one response with a Content-Length body; returns its status line. */
-  private static String readResponse(InputStream in) throws IOException {
-    String status = line(in);
-    int length = 0;
-    for (String header = line(in); !header.isEmpty(); header = line(in)) {
-      if (header.toLowerCase(Locale.ROOT).startsWith("content-length:")) {
-        length = Integer.parseInt(header.substring("content-length:".length()).trim());
-      }
-    }
-    if (in.readNBytes(length).length != length) {
-      throw new EOFException("the connection closed in a response body");
-    }
-    return status;
-  }
-
-  private static String line(InputStream in) throws IOException {
-    ByteArrayOutputStream line = new ByteArrayOutputStream();
-    for (int b = in.read(); b != '\n'; b = in.read()) {
-      if (b < 0) {
-        throw new EOFException("the connection closed in a response head");
-      }
-      if (b != '\r') {
-        line.write(b);
-      }
-    }
-    return line.toString(StandardCharsets.ISO_8859_1);
   }
 }

@@ -1,4 +1,4 @@
-package dev.idem.examples.payments;
+package dev.idem.testing;
 
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertTrue;
@@ -16,14 +16,20 @@ import java.util.Arrays;
 import java.util.Locale;
 
 /**
- * A keep-alive client on a raw socket, timing each request (as idem-http's {@code JdkHttpServerKeepAliveTest}):
+ * A keep-alive HTTP/1.1 client on a raw socket that times each request, for tests of servers that must not stall a
+ * keep-alive connection (Nagle's algorithm against the client's delayed ACK: about 40 ms a request on Linux).
  * java.net.http's client would hide which connection it uses.
  */
-final class KeepAliveRequests {
+public final class KeepAliveRequests {
 
   private KeepAliveRequests() {}
 
-  static void assertMedianBelow15Ms(long[] nanos) {
+  /**
+   * Fails unless the median round trip is below 15 ms.
+   *
+   * @param nanos each request's round trip, from {@link #sequentialRequests}
+   */
+  public static void assertMedianBelow15Ms(long[] nanos) {
     long[] sorted = nanos.clone();
     Arrays.sort(sorted);
     double medianMillis = sorted[sorted.length / 2] / 1e6;
@@ -34,9 +40,15 @@ final class KeepAliveRequests {
 
   /**
    * Writes {@code request} {@code count} times over one connection, each after the previous response was read whole,
-   * as a keep-alive client does; returns each round trip's duration in nanoseconds.
+   * as a keep-alive client does; fails unless each answer is a 2xx.
+   *
+   * @param port the server's port on the loopback address
+   * @param request one whole HTTP/1.1 request, headers and body
+   * @param count how many times to send it
+   * @return each round trip's duration in nanoseconds
+   * @throws IOException if the connection fails or closes
    */
-  static long[] sequentialRequests(int port, String request, int count) throws IOException {
+  public static long[] sequentialRequests(int port, String request, int count) throws IOException {
     byte[] bytes = request.getBytes(StandardCharsets.UTF_8);
     try (Socket socket = new Socket(InetAddress.getLoopbackAddress(), port)) {
       socket.setTcpNoDelay(true); // the client's writes never wait: only the server's can
