@@ -36,6 +36,18 @@ final class SafeListener {
     notify("claimed", IdempotencyListener::claimed, scope, key);
   }
 
+  void frontTierHit(String scope, String key) {
+    notify("frontTierHit", IdempotencyListener::frontTierHit, scope, key);
+  }
+
+  void frontTierMiss(String scope, String key) {
+    notify("frontTierMiss", IdempotencyListener::frontTierMiss, scope, key);
+  }
+
+  void frontTierFallback(String scope, String key) {
+    notify("frontTierFallback", IdempotencyListener::frontTierFallback, scope, key);
+  }
+
   void completed(String scope, String key) {
     notify("completed", IdempotencyListener::completed, scope, key);
   }
