@@ -22,7 +22,10 @@ import io.lettuce.core.cluster.api.sync.RedisClusterCommands;
 import java.nio.charset.StandardCharsets;
 import java.time.Duration;
 import java.util.List;
+import java.util.Map;
 import java.util.Objects;
+import java.util.concurrent.ConcurrentHashMap;
+import java.util.concurrent.TimeUnit;
 
 /**
  * A {@link FrontTier} on Redis: one Redis key per idempotency key, {@code <prefix>{<scope>|<key>}} (the hash tag
@@ -38,6 +41,9 @@ import java.util.Objects;
  *       than {@link Builder#maxResultBytes} stay database-only.</li>
  *   <li>Unmark is a compare-and-delete on the owner's token in Lua, so it can only ever remove this caller's own
  *       mark, never a published outcome nor another caller's mark.</li>
+ *   <li>A lookup that failed (timed out, connection lost) may have set its mark all the same; the publish or unmark
+ *       its caller owes is kept (bounded) and replayed when the circuit closes, so that Redis coming back does not
+ *       turn duplicates away for a whole lease on marks nobody holds.</li>
  * </ul>
  *
  * <p>No {@code WATCH}, no multi-key command, never {@code FLUSHDB}: the same code runs on a standalone server and a
@@ -63,6 +69,20 @@ public final class RedisFrontTier implements FrontTier, AutoCloseable {
   private final IdempotencyListener listener;
   private final CircuitBreaker circuit;
   private final String unmarkSha;
+  /**
+   * Marks that a failed lookup may have set all the same (the command can reach Redis and its reply be lost or too
+   * late): Redis key to token. Their owners' publish or unmark is deferred to {@link #repairs} while Redis cannot be
+   * reached, so that a stale mark does not turn callers away for a whole lease once Redis is back.
+   */
+  private final Map<String, String> uncertainMarks = new ConcurrentHashMap<>();
+  /** Writes owed to uncertain marks, replayed when the circuit closes: Redis key to the write. */
+  private final Map<String, Repair> repairs = new ConcurrentHashMap<>();
+
+  /** A write owed to an uncertain mark: an outcome to publish (until its deadline), else the mark to remove. */
+  private record Repair(String token, String outcome, long deadlineNanos) {}
+
+  /** Bounds what an outage can make the tier remember; beyond it, marks simply expire. */
+  static final int MAX_UNCERTAIN = 10_000;
 
   private RedisFrontTier(RedisClusterCommands<String, String> redis, AutoCloseable connection, AutoCloseable client,
                          Builder settings) {
@@ -72,8 +92,12 @@ public final class RedisFrontTier implements FrontTier, AutoCloseable {
     this.keyPrefix = settings.keyPrefix;
     this.maxResultBytes = settings.maxResultBytes;
     this.listener = settings.listener;
-    this.circuit = new CircuitBreaker(settings.failuresToOpen, settings.openFor.toNanos(),
-        open -> safely(() -> listener.frontTierCircuit(open)));
+    this.circuit = new CircuitBreaker(settings.failuresToOpen, settings.openFor.toNanos(), open -> {
+      safely(() -> listener.frontTierCircuit(open));
+      if (!open) {
+        repair();
+      }
+    });
     this.unmarkSha = digestOf(UNMARK_SCRIPT);
   }
 
@@ -117,12 +141,19 @@ public final class RedisFrontTier implements FrontTier, AutoCloseable {
         millisLeft = redis.pttl(redisKey);
       }
     } catch (RuntimeException e) {
+      if (uncertainMarks.size() < MAX_UNCERTAIN) {
+        uncertainMarks.put(redisKey, token);
+      }
       failed("lookup", e, start);
       return Lookup.unavailable();
     }
-    succeeded("lookup", start);
+    Repair owed = found != null && found.startsWith(MARK) ? repairs.get(redisKey) : null;
+    succeeded("lookup", start); // may close the circuit, and then repair what is owed
     if (found == null) {
       return Lookup.marked();
+    }
+    if (owed != null && found.equals(MARK + owed.token())) {
+      return Lookup.unavailable(); // a stale mark this tier owes a repair: nobody holds it, the database decides
     }
     if (found.startsWith(MARK)) {
       // -2: gone since (its owner published or removed it); -1 cannot happen (marks always expire). Either way, a
@@ -140,38 +171,91 @@ public final class RedisFrontTier implements FrontTier, AutoCloseable {
         && outcome.result().getBytes(StandardCharsets.UTF_8).length > maxResultBytes) {
       return false; // database-only: a large value would cost Redis memory and every replay its transfer
     }
+    String redisKey = redisKey(scope, key);
+    String value = encode(outcome);
     if (!circuit.allowsCall()) {
+      owePublish(redisKey, value, timeToLive);
       return false;
     }
     long start = System.nanoTime();
     try {
-      redis.set(redisKey(scope, key), encode(outcome), SetArgs.Builder.px(Math.max(1, timeToLive.toMillis())));
+      redis.set(redisKey, value, SetArgs.Builder.px(Math.max(1, timeToLive.toMillis())));
     } catch (RuntimeException e) {
+      owePublish(redisKey, value, timeToLive);
       failed("publish", e, start);
       return false;
     }
+    uncertainMarks.remove(redisKey);
     succeeded("publish", start);
     return true;
   }
 
   @Override
   public void unmark(String scope, String key, String token) {
+    String redisKey = redisKey(scope, key);
     if (!circuit.allowsCall()) {
-      return; // the mark expires by itself
+      oweUnmark(redisKey, token);
+      return;
     }
     long start = System.nanoTime();
-    String[] keys = {redisKey(scope, key)};
     try {
-      try {
-        redis.evalsha(unmarkSha, ScriptOutputType.INTEGER, keys, MARK + token);
-      } catch (RedisNoScriptException e) {
-        redis.eval(UNMARK_SCRIPT, ScriptOutputType.INTEGER, keys, MARK + token); // loads it for next time
-      }
+      compareAndDelete(redisKey, token);
     } catch (RuntimeException e) {
+      oweUnmark(redisKey, token);
       failed("unmark", e, start);
       return;
     }
+    uncertainMarks.remove(redisKey, token);
     succeeded("unmark", start);
+  }
+
+  private void compareAndDelete(String redisKey, String token) {
+    String[] keys = {redisKey};
+    try {
+      redis.evalsha(unmarkSha, ScriptOutputType.INTEGER, keys, MARK + token);
+    } catch (RedisNoScriptException e) {
+      redis.eval(UNMARK_SCRIPT, ScriptOutputType.INTEGER, keys, MARK + token); // loads it for next time
+    }
+  }
+
+  /** Only for a key whose lookup failed: a mark Redis surely never set needs no repair. */
+  private void owePublish(String redisKey, String value, Duration timeToLive) {
+    String token = uncertainMarks.remove(redisKey);
+    if (token != null) {
+      repairs.put(redisKey, new Repair(token, value, System.nanoTime() + timeToLive.toNanos()));
+    }
+  }
+
+  private void oweUnmark(String redisKey, String token) {
+    if (uncertainMarks.remove(redisKey, token)) {
+      repairs.put(redisKey, new Repair(token, null, 0));
+    }
+  }
+
+  /**
+   * Pays what is owed to uncertain marks, once Redis answers again (the circuit closed): each outcome is published
+   * with the time it has left, each mark removed by compare-and-delete. Both are safe to repeat and to race with
+   * callers: an outcome never changes before it expires, and the delete only matches the owner's own mark.
+   */
+  private void repair() {
+    for (Map.Entry<String, Repair> owed : repairs.entrySet()) {
+      String redisKey = owed.getKey();
+      Repair repair = owed.getValue();
+      long start = System.nanoTime();
+      try {
+        long millisLeft = TimeUnit.NANOSECONDS.toMillis(repair.deadlineNanos - start);
+        if (repair.outcome != null && millisLeft > 0) {
+          redis.set(redisKey, repair.outcome, SetArgs.Builder.px(millisLeft));
+        } else {
+          compareAndDelete(redisKey, repair.token);
+        }
+      } catch (RuntimeException e) {
+        safely(() -> listener.frontTierCommand("repair", e, System.nanoTime() - start));
+        return; // sick again: the rest waits for the next close
+      }
+      repairs.remove(redisKey, repair);
+      safely(() -> listener.frontTierCommand("repair", null, System.nanoTime() - start));
+    }
   }
 
   @Override

@@ -17,7 +17,8 @@ import java.util.Objects;
  *   <li>{@link #publish} after a completed record committed (written, or read by a retry that reached the
  *       database), so that retries on any node replay it;</li>
  *   <li>{@link #unmark} when this caller's in-flight mark was not replaced by a published outcome (the body failed,
- *       the claim found the key taken, or the outcome waits for the application's commit);</li>
+ *       the claim found the key taken, or the outcome waits for the application's commit), also after a lookup the
+ *       tier could not answer (a lookup that timed out may have marked the key all the same);</li>
  *   <li>{@link #forget} when an operator deleted or resolved a record ({@link IdemAdmin}).</li>
  * </ol>
  *

@@ -386,7 +386,14 @@ public final class IdemEngine {
         }
         default -> {
           listener.frontTierFallback(scope, key);
-          return execute(spec, key, fingerprint, body);
+          // A lookup that timed out may still have marked the key: hold the token, so that the outcome replaces the
+          // mark or the mark is removed, as after a miss (the tier defers both while it is unreachable).
+          FrontTierGate.Mark mark = frontTier.hold(scope, key, token);
+          try {
+            return execute(spec, key, fingerprint, body);
+          } finally {
+            frontTier.release(mark);
+          }
         }
       }
     }
