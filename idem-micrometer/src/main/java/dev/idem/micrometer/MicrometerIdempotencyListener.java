@@ -7,11 +7,14 @@ import dev.idem.runtime.IdempotencyLeaseLostException;
 import dev.idem.runtime.IdempotencyListener;
 import dev.idem.runtime.InvalidIdempotencyKeyException;
 import io.micrometer.core.instrument.Counter;
+import io.micrometer.core.instrument.Gauge;
 import io.micrometer.core.instrument.MeterRegistry;
 import io.micrometer.core.instrument.Timer;
 import java.util.Objects;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicBoolean;
+import java.util.concurrent.atomic.AtomicInteger;
 
 /**
  * Counts idem's decisions and times its commands in a Micrometer registry.
@@ -32,6 +35,13 @@ import java.util.concurrent.TimeUnit;
  *       maintenance run failed; alert on it: without it, claims fail once the premade days run out).
  *   <li>{@value #PARTITION_RECORDS}{@code {table, event}}: the records the dropped ({@code dropped}) or archived
  *       ({@code archived}) days held.
+ *   <li>With a front tier ({@code IdemRuntime.Builder.frontTier}, e.g. idem-redis's, given this listener too), from
+ *       its first event on: {@value #FRONT_TIER_LOOKUPS}{@code {scope, result}} with result {@code hit} (replayed
+ *       from the tier), {@code miss} (the database decided) or {@code fallback} (the tier could not answer);
+ *       {@value #FRONT_TIER_COMMANDS}{@code {operation, outcome}}, a timer of the tier's own commands
+ *       ({@code lookup}, {@code publish}, {@code unmark}, {@code forget}, {@code repair}) with outcome
+ *       {@code success} or {@code error}; {@value #FRONT_TIER_CIRCUIT}, a gauge that is 1 while the tier's circuit
+ *       breaker is open (the tier is not asked), and {@value #FRONT_TIER_CIRCUIT_CHANGES}{@code {state}}.
  * </ul>
  *
  * <p>The idempotency key is never a tag: every request has its own, and a tag per key would grow the registry
@@ -56,9 +66,21 @@ public final class MicrometerIdempotencyListener implements IdempotencyListener 
   public static final String PARTITIONS = "idem.partitions";
   /** The counters of records removed with their day partitions. */
   public static final String PARTITION_RECORDS = "idem.partition.records";
+  /** The front tier's lookups, by scope and result. */
+  public static final String FRONT_TIER_LOOKUPS = "idem.front_tier.lookups";
+  /** The front tier's own commands (Redis round trips), by operation and outcome. */
+  public static final String FRONT_TIER_COMMANDS = "idem.front_tier.commands";
+  /** 1 while the front tier's circuit breaker is open, else 0. */
+  public static final String FRONT_TIER_CIRCUIT = "idem.front_tier.circuit.open";
+  /** How often the front tier's circuit opened and closed, by state. */
+  public static final String FRONT_TIER_CIRCUIT_CHANGES = "idem.front_tier.circuit.changes";
 
   private final MeterRegistry registry;
   private final ConcurrentHashMap<String, ScopeMeters> scopes = new ConcurrentHashMap<>();
+  private final ConcurrentHashMap<String, Counter> tierLookups = new ConcurrentHashMap<>();
+  private final ConcurrentHashMap<String, Timer> tierCommands = new ConcurrentHashMap<>();
+  private final AtomicInteger circuitOpen = new AtomicInteger();
+  private final AtomicBoolean circuitGaugeRegistered = new AtomicBoolean();
 
   /** @param registry where the meters live */
   public MicrometerIdempotencyListener(MeterRegistry registry) {
@@ -113,6 +135,67 @@ public final class MicrometerIdempotencyListener implements IdempotencyListener 
   @Override
   public void brokenRecord(String scope, String key) {
     meters(scope).brokenRecord.increment();
+  }
+
+  @Override
+  public void frontTierHit(String scope, String key) {
+    tierLookup(scope, "hit").increment();
+  }
+
+  @Override
+  public void frontTierMiss(String scope, String key) {
+    tierLookup(scope, "miss").increment();
+  }
+
+  @Override
+  public void frontTierFallback(String scope, String key) {
+    tierLookup(scope, "fallback").increment();
+  }
+
+  @Override
+  public void frontTierCommand(String operation, Throwable failure, long elapsedNanos) {
+    registerCircuitGauge();
+    String outcome = failure == null ? "success" : "error";
+    Timer timer = tierCommands.get(operation + '|' + outcome);
+    if (timer == null) {
+      timer = tierCommands.computeIfAbsent(operation + '|' + outcome, k -> Timer.builder(FRONT_TIER_COMMANDS)
+          .description("The front tier's own commands (Redis round trips)")
+          .tag("operation", operation)
+          .tag("outcome", outcome)
+          .register(registry));
+    }
+    timer.record(elapsedNanos, TimeUnit.NANOSECONDS);
+  }
+
+  @Override
+  public void frontTierCircuit(boolean open) {
+    registerCircuitGauge();
+    circuitOpen.set(open ? 1 : 0);
+    Counter.builder(FRONT_TIER_CIRCUIT_CHANGES)
+        .description("Times the front tier's circuit breaker opened or closed")
+        .tag("state", open ? "open" : "closed")
+        .register(registry)
+        .increment();
+  }
+
+  private Counter tierLookup(String scope, String result) {
+    registerCircuitGauge();
+    String id = scope + '|' + result;
+    Counter counter = tierLookups.get(id);
+    return counter != null ? counter : tierLookups.computeIfAbsent(id, k -> Counter.builder(FRONT_TIER_LOOKUPS)
+        .description("Calls the front tier answered (hit), passed to the database (miss) or could not answer")
+        .tag("scope", scope)
+        .tag("result", result)
+        .register(registry));
+  }
+
+  /** Registered with the first front-tier event, so that runtimes without a tier get no such meter. */
+  private void registerCircuitGauge() {
+    if (!circuitGaugeRegistered.get() && circuitGaugeRegistered.compareAndSet(false, true)) {
+      Gauge.builder(FRONT_TIER_CIRCUIT, circuitOpen, AtomicInteger::get)
+          .description("1 while the front tier's circuit breaker is open (the tier is not asked)")
+          .register(registry);
+    }
   }
 
   @Override

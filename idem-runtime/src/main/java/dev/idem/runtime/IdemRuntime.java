@@ -373,6 +373,8 @@ public final class IdemRuntime implements AutoCloseable {
     private String archiveSchema;
     private String switchedFrom;
     private Duration keepTransitionLogFor;
+    private FrontTier frontTier = FrontTier.NONE;
+    private Duration frontTierInFlight = Duration.ofSeconds(30);
 
     private Builder() {}
 
@@ -743,6 +745,36 @@ public final class IdemRuntime implements AutoCloseable {
     }
 
     /**
+     * A shared store in front of the database (Redis: {@code idem-redis}'s {@code RedisFrontTier}) that answers
+     * retries of completed commands and duplicates of calls in flight without a database connection; default
+     * {@link FrontTier#NONE}. The database stays the authority: whatever the tier does not know, or cannot answer,
+     * the database decides. See {@link FrontTier}.
+     *
+     * @param tier the tier
+     * @return this builder
+     */
+    public Builder frontTier(FrontTier tier) {
+      this.frontTier = Objects.requireNonNull(tier, "tier");
+      return this;
+    }
+
+    /**
+     * How long a {@code TRANSACTIONAL} command's in-flight mark in the front tier holds if its owner never replaces
+     * or removes it (its process died); default 30 s. Until then duplicates are told it is in progress. A
+     * {@code CLAIM} command's mark holds for its lease.
+     *
+     * @param maxInFlight positive; longer than the command's slowest transaction
+     * @return this builder
+     */
+    public Builder frontTierInFlight(Duration maxInFlight) {
+      if (maxInFlight == null || maxInFlight.isNegative() || maxInFlight.isZero()) {
+        throw new IllegalArgumentException("frontTierInFlight must be positive, got " + maxInFlight);
+      }
+      this.frontTierInFlight = maxInFlight;
+      return this;
+    }
+
+    /**
      * Builds the runtime; detects the dialect (one connection) if none was set.
      *
      * @return the runtime
@@ -773,7 +805,7 @@ public final class IdemRuntime implements AutoCloseable {
           allowedKeyPunctuation, clock, objectMapper, listener, resultCacheEnabled ? resultCacheSize : 0,
           transitionListener, logTransitions, maxResultSize, transactionBinding, purgeInterval, purgeBatchSize,
           databaseTime, bodiesNeverCommitImplicitly, keepAfterDedupWindow, layout, archiveSchema,
-          switchedFrom, keepTransitionLogFor)));
+          switchedFrom, keepTransitionLogFor, frontTier, frontTierInFlight)));
     }
   }
 }

@@ -47,6 +47,22 @@ public class IdempotencyInProgressException extends IdempotencyException {
     this.leaseEndsAt = null;
   }
 
+  /**
+   * For a {@code TRANSACTIONAL} command: the front tier ({@link IdemRuntime.Builder#frontTier}) holds another caller's
+   * in-flight mark of the key.
+   *
+   * @param scope the command's scope
+   * @param key the composed idempotency key
+   */
+  public IdempotencyInProgressException(String scope, String key) {
+    super("Idempotency key '" + key + "' of " + scope + " is being processed by another caller (its in-flight mark"
+        + " in the front tier); retry shortly: a retry after it commits replays its result, after its rollback runs"
+        + " the command");
+    this.scope = scope;
+    this.key = key;
+    this.leaseEndsAt = null;
+  }
+
   /** @return the command's scope */
   public String scope() {
     return scope;

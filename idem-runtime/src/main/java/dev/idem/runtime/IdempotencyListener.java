@@ -59,6 +59,49 @@ public interface IdempotencyListener {
   default void inFlightRejected(String scope, String key) {}
 
   /**
+   * The front tier ({@link IdemRuntime.Builder#frontTier}) answered a call with the key's completed outcome: replayed
+   * without a database connection.
+   *
+   * @param scope the command's scope
+   * @param key the composed idempotency key
+   */
+  default void frontTierHit(String scope, String key) {}
+
+  /**
+   * The front tier held nothing for the key (it is now marked in flight for this call); the database decides.
+   *
+   * @param scope the command's scope
+   * @param key the composed idempotency key
+   */
+  default void frontTierMiss(String scope, String key) {}
+
+  /**
+   * The front tier could not answer (unreachable, slow, its circuit open, an expired or unreadable entry): the call
+   * fell back to the database.
+   *
+   * @param scope the command's scope
+   * @param key the composed idempotency key
+   */
+  default void frontTierFallback(String scope, String key) {}
+
+  /**
+   * A front tier's own command finished (reported by the tier, e.g. {@code idem-redis}'s, when given this listener).
+   *
+   * @param operation what the tier did: {@code lookup}, {@code publish}, {@code unmark}, {@code forget}
+   * @param failure what failed (a timeout, a lost connection), or null
+   * @param elapsedNanos how long the command took
+   */
+  default void frontTierCommand(String operation, Throwable failure, long elapsedNanos) {}
+
+  /**
+   * A front tier's circuit breaker opened (the tier is no longer asked; calls go to the database) or closed again (a
+   * probe succeeded).
+   *
+   * @param open whether the circuit is now open
+   */
+  default void frontTierCircuit(boolean open) {}
+
+  /**
    * ({@code CLAIM} mode) This caller took over a key whose previous owner's lease had ended, or whose record had
    * expired; {@link #claimed} follows.
    *

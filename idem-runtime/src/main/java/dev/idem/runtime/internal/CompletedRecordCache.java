@@ -8,6 +8,9 @@ import java.util.Map;
  * command are answered without a database round trip. Holding only completed records keeps it correct across
  * runtime instances: such a record changes only after it expired, and an expired entry is never returned.
  * Segmented, so that threads replaying different keys rarely wait for each other.
+ *
+ * <p>Every committed completed record the executors see comes through {@link #put}, so it is also where they reach
+ * the {@link FrontTierGate}: a put publishes to the front tier, an evict forgets there.
  */
 final class CompletedRecordCache {
 
@@ -32,9 +35,19 @@ final class CompletedRecordCache {
   }
 
   private final Segment[] segments;
+  private final FrontTierGate frontTier;
 
   /** @param maxEntries the most records kept; 0 disables the cache */
   CompletedRecordCache(int maxEntries) {
+    this(maxEntries, null);
+  }
+
+  /**
+   * @param maxEntries the most records kept; 0 disables the cache
+   * @param frontTier where committed records are also published, or null
+   */
+  CompletedRecordCache(int maxEntries, FrontTierGate frontTier) {
+    this.frontTier = frontTier;
     if (maxEntries <= 0) {
       this.segments = null;
       return;
@@ -69,6 +82,9 @@ final class CompletedRecordCache {
 
   /** Call only once the record is committed. */
   void put(String scope, String key, CompletedRecord record) {
+    if (frontTier != null) {
+      frontTier.publish(scope, key, record);
+    }
     if (segments == null) {
       return;
     }
@@ -81,6 +97,9 @@ final class CompletedRecordCache {
 
   /** Forgets one key's record (an operator deleted or resolved it). */
   void evict(String scope, String key) {
+    if (frontTier != null) {
+      frontTier.forget(scope, key);
+    }
     if (segments == null) {
       return;
     }

@@ -1,8 +1,11 @@
 package dev.idem.runtime.internal;
 
 import com.fasterxml.jackson.databind.ObjectMapper;
+import dev.idem.InFlight;
 import dev.idem.Mode;
 import dev.idem.runtime.Dialect;
+import dev.idem.runtime.FrontTier;
+import dev.idem.runtime.IdempotencyInProgressException;
 import dev.idem.runtime.GeneratedCodeVersionException;
 import dev.idem.runtime.IdemAdmin;
 import dev.idem.runtime.IdemManifest;
@@ -30,6 +33,8 @@ import java.util.Collection;
 import java.util.List;
 import java.util.Objects;
 import java.util.Optional;
+import java.util.UUID;
+import java.util.concurrent.TimeUnit;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.function.Function;
 import java.util.function.LongConsumer;
@@ -57,6 +62,7 @@ public final class IdemEngine {
   private final DatabaseClock clock;
   private final SafeListener listener;
   private final CompletedRecordCache cache;
+  private final FrontTierGate frontTier;
   private final TransactionManager transactions;
   private final TransactionalExecutor transactional;
   private final ClaimExecutor claims;
@@ -98,7 +104,8 @@ public final class IdemEngine {
     this.results = new ResultCodec(settings.objectMapper(), settings.maxResultSize());
     this.clock = clock;
     this.listener = new SafeListener(settings.listener());
-    this.cache = new CompletedRecordCache(settings.resultCacheSize());
+    this.frontTier = new FrontTierGate(settings.frontTier(), clock, settings.frontTierInFlight());
+    this.cache = new CompletedRecordCache(settings.resultCacheSize(), frontTier.isEnabled() ? frontTier : null);
     this.transactions = new TransactionManager(dataSource, settings.transactionBinding(), dialect);
     RecordStatements records = new RecordStatements(dialect, tableName);
     this.transactional = new TransactionalExecutor(transactions, records, dialect, results, clock, listener, cache,
@@ -154,6 +161,8 @@ public final class IdemEngine {
    * @param archiveSchema where past day partitions go instead of being dropped, or null to drop them
    * @param switchedFrom the one-table record table a day-partitioned runtime switched from, or null
    * @param keepTransitionLogFor how long a day-partitioned transition log keeps a day, or null for ever
+   * @param frontTier the front tier in front of the database, {@link FrontTier#NONE} for none
+   * @param frontTierInFlight how long a TRANSACTIONAL command's in-flight mark in the front tier holds at most
    */
   public record Settings(DataSource dataSource, Dialect dialect, String tableName, int maxKeyLength,
                          String allowedKeyPunctuation, Clock clock, ObjectMapper objectMapper,
@@ -162,7 +171,8 @@ public final class IdemEngine {
                          Duration purgeInterval, int purgeBatchSize, boolean followDatabaseClock,
                          boolean bodiesNeverCommitImplicitly, Duration keepAfterDedupWindow,
                          RecordLayout layout, String archiveSchema, String switchedFrom,
-                         Duration keepTransitionLogFor) {}
+                         Duration keepTransitionLogFor, FrontTier frontTier,
+                         Duration frontTierInFlight) {}
 
   /**
    * Registers how to get from a runtime to its engine; {@link IdemRuntime} does it once, in its class initializer.
@@ -314,10 +324,87 @@ public final class IdemEngine {
     if (cached != null) {
       return replayCached(spec, key, fingerprint, cached);
     }
+    if (frontTier.isEnabled()) {
+      return askFrontTier(spec, key, fingerprint, body);
+    }
+    return execute(spec, key, fingerprint, body);
+  }
+
+  private <T> Outcome<T> execute(CommandSpec<T> spec, String key, String fingerprint, CommandBody<T> body) {
     if (spec.mode() == Mode.CLAIM) {
       return claims.execute(spec, key, fingerprint, body);
     }
     return transactional.execute(spec, key, fingerprint, body);
+  }
+
+  /**
+   * The front tier's fast path: a completed outcome replays and another caller's mark turns this one away (or, for
+   * {@link InFlight#WAIT}, is polled in the tier), all without a database connection. Anything else (a miss, which
+   * marks the key for this call, or a tier that cannot answer) goes to the executors, where the database decides:
+   * a mark never lets a call run that the database would not let run.
+   */
+  private <T> Outcome<T> askFrontTier(CommandSpec<T> spec, String key, String fingerprint, CommandBody<T> body) {
+    String scope = spec.scope();
+    boolean claim = spec.mode() == Mode.CLAIM;
+    Duration inFlightFor = claim ? spec.lease() : frontTier.transactionalInFlight();
+    String token = UUID.randomUUID().toString();
+    long waitUntilNanos = System.nanoTime() + spec.waitTimeout().toNanos();
+    long pauseMillis = 1;
+    while (true) {
+      FrontTier.Lookup lookup = frontTier.lookupOrMark(scope, key, token, inFlightFor);
+      switch (lookup.found()) {
+        case COMPLETED -> {
+          CompletedRecord record = FrontTierGate.recordOf(lookup.outcome());
+          if (record.isExpiredAt(clock.millis())) {
+            listener.frontTierFallback(scope, key); // a late entry: the database knows whether the key runs anew
+            return execute(spec, key, fingerprint, body);
+          }
+          listener.frontTierHit(scope, key);
+          return replayCached(spec, key, fingerprint, record);
+        }
+        case MARKED -> {
+          listener.frontTierMiss(scope, key);
+          FrontTierGate.Mark mark = frontTier.hold(scope, key, token);
+          try {
+            return execute(spec, key, fingerprint, body);
+          } finally {
+            frontTier.release(mark);
+          }
+        }
+        case IN_FLIGHT -> {
+          long remainingNanos = waitUntilNanos - System.nanoTime();
+          if (!claim || spec.onInFlight() == InFlight.FAIL || remainingNanos <= 0) {
+            listener.inFlightRejected(scope, key);
+            Instant markEndsAt = Instant.now().plus(lookup.inFlightFor());
+            throw claim ? new IdempotencyInProgressException(scope, key, markEndsAt)
+                : new IdempotencyInProgressException(scope, key);
+          }
+          // Polled in the tier, not the database: the waiting caller holds no pooled connection.
+          pause(Math.min(pauseMillis, Math.max(1, TimeUnit.NANOSECONDS.toMillis(remainingNanos))));
+          pauseMillis = Math.min(pauseMillis * 2, 50);
+        }
+        default -> {
+          listener.frontTierFallback(scope, key);
+          // A lookup that timed out may still have marked the key: hold the token, so that the outcome replaces the
+          // mark or the mark is removed, as after a miss (the tier defers both while it is unreachable).
+          FrontTierGate.Mark mark = frontTier.hold(scope, key, token);
+          try {
+            return execute(spec, key, fingerprint, body);
+          } finally {
+            frontTier.release(mark);
+          }
+        }
+      }
+    }
+  }
+
+  private static void pause(long millis) {
+    try {
+      Thread.sleep(millis);
+    } catch (InterruptedException e) {
+      Thread.currentThread().interrupt();
+      throw new IdempotencyException("Interrupted while waiting for another caller's outcome", e);
+    }
   }
 
   /** A cache hit: no database access, but the same fingerprint rule as a replay from the table. */

@@ -32,8 +32,40 @@ final class SafeListener {
     }
   }
 
+  /**
+   * A front tier's own command; tiers report to the listener they were given, this counterpart keeps every event
+   * of the listener reachable safely from the runtime (SafeListenerTest).
+   */
+  void frontTierCommand(String operation, Throwable failure, long elapsedNanos) {
+    try {
+      listener.frontTierCommand(operation, failure, elapsedNanos);
+    } catch (RuntimeException e) {
+      LOG.log(Level.WARNING, "IdempotencyListener.frontTierCommand failed; ignored", e);
+    }
+  }
+
+  void frontTierCircuit(boolean open) {
+    try {
+      listener.frontTierCircuit(open);
+    } catch (RuntimeException e) {
+      LOG.log(Level.WARNING, "IdempotencyListener.frontTierCircuit failed; ignored", e);
+    }
+  }
+
   void claimed(String scope, String key) {
     notify("claimed", IdempotencyListener::claimed, scope, key);
+  }
+
+  void frontTierHit(String scope, String key) {
+    notify("frontTierHit", IdempotencyListener::frontTierHit, scope, key);
+  }
+
+  void frontTierMiss(String scope, String key) {
+    notify("frontTierMiss", IdempotencyListener::frontTierMiss, scope, key);
+  }
+
+  void frontTierFallback(String scope, String key) {
+    notify("frontTierFallback", IdempotencyListener::frontTierFallback, scope, key);
   }
 
   void completed(String scope, String key) {

@@ -1,0 +1,209 @@
+package dev.idem.benchmarks.redis;
+
+import dev.idem.benchmarks.jmh.BenchDatabase;
+import dev.idem.redis.RedisFrontTier;
+import dev.idem.runtime.IdemRuntime;
+import dev.idem.runtime.IdempotencyInProgressException;
+import dev.idem.testing.CountingDataSource;
+import dev.idem.testing.TestDatabase;
+import io.lettuce.core.RedisURI;
+import java.io.IOException;
+import java.nio.charset.StandardCharsets;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.sql.PreparedStatement;
+import java.util.ArrayList;
+import java.util.Collections;
+import java.util.List;
+import java.util.Random;
+import java.util.UUID;
+import java.util.concurrent.ExecutorService;
+import java.util.concurrent.Executors;
+import java.util.concurrent.Future;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicInteger;
+import java.util.concurrent.atomic.AtomicLong;
+import java.util.regex.Matcher;
+import java.util.regex.Pattern;
+
+/**
+ * The duplicate-heavy workload of issue 23 on PostgreSQL: every key sent 10 times, shuffled, over 8 threads, with
+ * and without the Redis front tier, in one run; throughput and database round trips (statements, commits and
+ * rollbacks counted by {@link CountingDataSource}) per call. The per-JVM result cache is off in both variants, so
+ * that every retry behaves as if it reached another node. Then a replay-only pass (every key completed) against
+ * {@code redis-benchmark -t set -c 8}'s SET rate measured in the same run, as the floor of what a Redis-backed call
+ * can do here. Prints the load averages before and after: run it on a quiet machine.
+ *
+ * <p>{@code mvn -q -Pbench -pl idem-benchmarks -am verify -DskipTests
+ * -Dbench.mainClass=dev.idem.benchmarks.redis.RedisFrontTierBenchmark}; {@code idem.bench.redisKeys} (distinct
+ * keys, default 3000).
+ */
+public final class RedisFrontTierBenchmark {
+
+  private static final int THREADS = 8;
+  private static final int COPIES = 10;
+
+  private record Result(String name, int calls, double seconds, long roundTrips, long connections, long inFlight) {
+    double callsPerSecond() {
+      return calls / seconds;
+    }
+
+    double roundTripsPerCall() {
+      return (double) roundTrips / calls;
+    }
+
+    String row() {
+      return String.format("| %s | %d | %.0f | %.2f | %.2f | %d |", name, calls, callsPerSecond(),
+          roundTripsPerCall(), (double) connections / calls, inFlight);
+    }
+  }
+
+  private RedisFrontTierBenchmark() {}
+
+  public static void main(String[] args) throws Exception {
+    int keys = Integer.getInteger("idem.bench.redisKeys", 3000);
+    System.out.println("load average before: " + loadAverage());
+    List<Result> results = new ArrayList<>();
+    String prefix = "idem-bench:" + UUID.randomUUID().toString().substring(0, 8) + ":";
+    try (BenchDatabase database = BenchDatabase.open(TestDatabase.POSTGRESQL);
+         RedisFrontTier tier = RedisFrontTier.builder().keyPrefix(prefix)
+             .connect(RedisURI.create("redis://127.0.0.1:6379"))) {
+      IdemRuntime.builder().dataSource(database.dataSource()).build().createSchema();
+      database.execute("ANALYZE");
+      // Warm-up of both paths, then the measured runs, each on keys of its own.
+      run("warm-up without", database, null, 300, "w0");
+      run("warm-up with", database, tier, 300, "w1");
+      database.execute("ANALYZE");
+      results.add(run("database only", database, null, keys, "a"));
+      results.add(run("Redis front tier", database, tier, keys, "b"));
+      results.add(run("Redis front tier, replays only", database, tier, keys, "b"));
+      double setRate = redisBenchmarkSetRate();
+      System.out.println();
+      System.out.println("| variant | calls | calls/s | DB round trips/call | connections/call | told in progress |");
+      System.out.println("| --- | --- | --- | --- | --- | --- |");
+      results.forEach(r -> System.out.println(r.row()));
+      Result without = results.get(0);
+      Result with = results.get(1);
+      Result replays = results.get(2);
+      System.out.printf("%nthroughput with the tier / without: %.2fx%n", with.callsPerSecond()
+          / without.callsPerSecond());
+      System.out.printf("database round trips per call without / with: %.2fx%n", without.roundTripsPerCall()
+          / Math.max(1e-9, with.roundTripsPerCall()));
+      System.out.printf("redis-benchmark -t set -c 8: %.0f SET/s; replays from the tier: %.0f calls/s (%.2fx)%n",
+          setRate, replays.callsPerSecond(), replays.callsPerSecond() / setRate);
+    } finally {
+      cleanRedis(prefix);
+    }
+    System.out.println("load average after: " + loadAverage());
+  }
+
+  private static Result run(String name, BenchDatabase database, RedisFrontTier tier, int keys, String keyPrefix)
+      throws Exception {
+    CountingDataSource counting = new CountingDataSource(database.dataSource());
+    IdemRuntime.Builder builder = IdemRuntime.builder().dataSource(counting).resultCache(false);
+    if (tier != null) {
+      builder.frontTier(tier);
+    }
+    IdemRuntime runtime = builder.build();
+    AtomicLong ids = new AtomicLong(System.nanoTime());
+    RedisOrders orders = new RedisOrders_Idempotent((requestId, sku, quantity) -> {
+      long id = ids.incrementAndGet();
+      try (PreparedStatement insert = runtime.currentConnection().prepareStatement(
+          "INSERT INTO orders (id, customer_id, sku, quantity, total_cents) VALUES (?, ?, ?, ?, ?)")) {
+        insert.setLong(1, id);
+        insert.setString(2, requestId);
+        insert.setString(3, sku);
+        insert.setInt(4, quantity);
+        insert.setLong(5, quantity * 1250L);
+        insert.executeUpdate();
+      }
+      return id;
+    }, runtime);
+    List<String> calls = new ArrayList<>(keys * COPIES);
+    for (int k = 0; k < keys; k++) {
+      for (int c = 0; c < COPIES; c++) {
+        calls.add(keyPrefix + "-" + k);
+      }
+    }
+    Collections.shuffle(calls, new Random(23));
+    AtomicInteger next = new AtomicInteger();
+    AtomicLong inFlight = new AtomicLong();
+    CountingDataSource.Counts before = counting.counts();
+    ExecutorService threads = Executors.newFixedThreadPool(THREADS);
+    long start = System.nanoTime();
+    try {
+      List<Future<?>> running = new ArrayList<>();
+      for (int t = 0; t < THREADS; t++) {
+        running.add(threads.submit(() -> {
+          for (int i = next.getAndIncrement(); i < calls.size(); i = next.getAndIncrement()) {
+            try {
+              orders.place(calls.get(i), "sku-1", 2);
+            } catch (IdempotencyInProgressException e) {
+              inFlight.incrementAndGet(); // answered (a 409 with Retry-After over HTTP)
+            } catch (java.sql.SQLException e) {
+              throw new IllegalStateException(e);
+            }
+          }
+          return null;
+        }));
+      }
+      for (Future<?> future : running) {
+        future.get(30, TimeUnit.MINUTES);
+      }
+    } finally {
+      threads.shutdownNow();
+    }
+    double seconds = (System.nanoTime() - start) / 1e9;
+    CountingDataSource.Counts used = counting.counts().minus(before);
+    long roundTrips = used.statements() + used.commits() + used.rollbacks();
+    Result result = new Result(name, calls.size(), seconds, roundTrips, used.connections(), inFlight.get());
+    System.out.println(result.row());
+    return result;
+  }
+
+  /** {@code redis-benchmark -t set -c 8} against the shared Redis, now, on this machine. */
+  private static double redisBenchmarkSetRate() throws IOException, InterruptedException {
+    Process process = new ProcessBuilder("redis-benchmark", "-h", "127.0.0.1", "-p", "6379", "-t", "set", "-c", "8",
+        "-n", "200000", "-q").redirectErrorStream(true).start();
+    String output = new String(process.getInputStream().readAllBytes(), StandardCharsets.UTF_8);
+    process.waitFor(5, TimeUnit.MINUTES);
+    System.out.println("redis-benchmark: " + output.trim().replace('\r', '\n').lines()
+        .filter(l -> l.contains("requests per second")).reduce((a, b) -> b).orElse(output));
+    Matcher rate = Pattern.compile("SET: ([0-9.]+) requests per second").matcher(output);
+    String last = null;
+    while (rate.find()) {
+      last = rate.group(1);
+    }
+    if (last == null) {
+      throw new IllegalStateException("redis-benchmark printed no SET rate: " + output);
+    }
+    return Double.parseDouble(last);
+  }
+
+  /** Removes this run's keys only (SCAN + UNLINK of its prefix). */
+  private static void cleanRedis(String prefix) {
+    io.lettuce.core.RedisClient client = io.lettuce.core.RedisClient.create("redis://127.0.0.1:6379");
+    try (var connection = client.connect()) {
+      var redis = connection.sync();
+      io.lettuce.core.ScanCursor cursor = io.lettuce.core.ScanCursor.INITIAL;
+      io.lettuce.core.ScanArgs match = io.lettuce.core.ScanArgs.Builder.matches(prefix + "*").limit(1000);
+      do {
+        io.lettuce.core.KeyScanCursor<String> page = redis.scan(cursor, match);
+        if (!page.getKeys().isEmpty()) {
+          redis.unlink(page.getKeys().toArray(new String[0]));
+        }
+        cursor = page;
+      } while (!cursor.isFinished());
+    } finally {
+      client.shutdown();
+    }
+  }
+
+  private static String loadAverage() {
+    try {
+      return Files.readString(Path.of("/proc/loadavg")).trim();
+    } catch (IOException e) {
+      return "unknown (" + e.getMessage() + ")";
+    }
+  }
+}

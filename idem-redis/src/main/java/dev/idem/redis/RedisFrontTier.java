@@ -1,0 +1,503 @@
+package dev.idem.redis;
+
+import com.fasterxml.jackson.core.JsonProcessingException;
+import com.fasterxml.jackson.databind.JsonNode;
+import com.fasterxml.jackson.databind.ObjectMapper;
+import com.fasterxml.jackson.databind.node.ObjectNode;
+import dev.idem.runtime.FrontTier;
+import dev.idem.runtime.IdempotencyListener;
+import io.lettuce.core.ClientOptions;
+import io.lettuce.core.RedisClient;
+import io.lettuce.core.RedisNoScriptException;
+import io.lettuce.core.RedisURI;
+import io.lettuce.core.ScriptOutputType;
+import io.lettuce.core.SetArgs;
+import io.lettuce.core.TimeoutOptions;
+import io.lettuce.core.api.StatefulRedisConnection;
+import io.lettuce.core.cluster.ClusterClientOptions;
+import io.lettuce.core.cluster.ClusterTopologyRefreshOptions;
+import io.lettuce.core.cluster.RedisClusterClient;
+import io.lettuce.core.cluster.api.StatefulRedisClusterConnection;
+import io.lettuce.core.cluster.api.sync.RedisClusterCommands;
+import java.nio.charset.StandardCharsets;
+import java.time.Duration;
+import java.util.List;
+import java.util.Map;
+import java.util.Objects;
+import java.util.concurrent.ConcurrentHashMap;
+import java.util.concurrent.TimeUnit;
+
+/**
+ * A {@link FrontTier} on Redis: one Redis key per idempotency key, {@code <prefix>{<scope>|<key>}} (the hash tag
+ * keeps whatever idem ever stores for a key in one Cluster slot), holding either an in-flight mark
+ * ({@code F<token>}) or a committed completed outcome ({@code C<json>}).
+ *
+ * <ul>
+ *   <li>Lookup and mark are one command: {@code SET key F<token> NX PX <inFlight> GET} (Redis 7) returns what the
+ *       key held, or nothing when it marked it. Expiry runs on the Redis server's clock.</li>
+ *   <li>Publish is a plain {@code SET key C<json> PX <time left>}: it replaces the mark, and is idempotent (a key's
+ *       outcome never changes before its record expires). The time left is the record's expiry by the database's
+ *       clock minus the database's now, so the entry never outlives the record. Outcomes whose result is longer
+ *       than {@link Builder#maxResultBytes} stay database-only.</li>
+ *   <li>Unmark is a compare-and-delete on the owner's token in Lua, so it can only ever remove this caller's own
+ *       mark, never a published outcome nor another caller's mark.</li>
+ *   <li>A lookup that failed (timed out, connection lost) may have set its mark all the same; the publish or unmark
+ *       its caller owes is kept (bounded) and replayed when the circuit closes, so that Redis coming back does not
+ *       turn duplicates away for a whole lease on marks nobody holds.</li>
+ * </ul>
+ *
+ * <p>No {@code WATCH}, no multi-key command, never {@code FLUSHDB}: the same code runs on a standalone server and a
+ * Cluster ({@link Builder#connect(RedisURI)}, {@link Builder#connectCluster(List)}), both through
+ * {@link RedisClusterCommands}. Every command has a short timeout; a failure is answered as "unavailable" (the
+ * database decides) and counts towards a circuit breaker that stops asking a sick Redis and probes it back.
+ */
+public final class RedisFrontTier implements FrontTier, AutoCloseable {
+
+  /** Removes the key only if it holds the caller's mark (never a published outcome or someone else's mark). */
+  static final String UNMARK_SCRIPT =
+      "if redis.call('GET', KEYS[1]) == ARGV[1] then return redis.call('DEL', KEYS[1]) else return 0 end";
+
+  private static final String MARK = "F";
+  private static final String OUTCOME = "C";
+  private static final ObjectMapper JSON = new ObjectMapper();
+
+  private final RedisClusterCommands<String, String> redis;
+  private final AutoCloseable connection;
+  private final AutoCloseable client;
+  private final String keyPrefix;
+  private final int maxResultBytes;
+  private final IdempotencyListener listener;
+  private final CircuitBreaker circuit;
+  private final String unmarkSha;
+  /**
+   * Marks that a failed lookup may have set all the same (the command can reach Redis and its reply be lost or too
+   * late): Redis key to token. Their owners' publish or unmark is deferred to {@link #repairs} while Redis cannot be
+   * reached, so that a stale mark does not turn callers away for a whole lease once Redis is back.
+   */
+  private final Map<String, String> uncertainMarks = new ConcurrentHashMap<>();
+  /** Writes owed to uncertain marks, replayed when the circuit closes: Redis key to the write. */
+  private final Map<String, Repair> repairs = new ConcurrentHashMap<>();
+
+  /** A write owed to an uncertain mark: an outcome to publish (until its deadline), else the mark to remove. */
+  private record Repair(String token, String outcome, long deadlineNanos) {}
+
+  /** Bounds what an outage can make the tier remember; beyond it, marks simply expire. */
+  static final int MAX_UNCERTAIN = 10_000;
+
+  private RedisFrontTier(RedisClusterCommands<String, String> redis, AutoCloseable connection, AutoCloseable client,
+                         Builder settings) {
+    this.redis = redis;
+    this.connection = connection;
+    this.client = client;
+    this.keyPrefix = settings.keyPrefix;
+    this.maxResultBytes = settings.maxResultBytes;
+    this.listener = settings.listener;
+    this.circuit = new CircuitBreaker(settings.failuresToOpen, settings.openFor.toNanos(), open -> {
+      safely(() -> listener.frontTierCircuit(open));
+      if (!open) {
+        repair();
+      }
+    });
+    this.unmarkSha = digestOf(UNMARK_SCRIPT);
+  }
+
+  /**
+   * Starts configuring a tier.
+   *
+   * @return a builder with the defaults
+   */
+  public static Builder builder() {
+    return new Builder();
+  }
+
+  /**
+   * The Redis key of an idempotency key: the prefix, then scope and key in one hash tag.
+   *
+   * @param scope the command's scope
+   * @param key the composed key
+   * @return the Redis key
+   */
+  public String redisKey(String scope, String key) {
+    return keyPrefix + "{" + scope + "|" + key + "}";
+  }
+
+  /** @return whether the circuit breaker is open (Redis is not asked; the database answers everything) */
+  public boolean isCircuitOpen() {
+    return circuit.isOpen();
+  }
+
+  @Override
+  public Lookup lookupOrMark(String scope, String key, String token, Duration inFlightFor) {
+    if (!circuit.allowsCall()) {
+      return Lookup.unavailable();
+    }
+    String redisKey = redisKey(scope, key);
+    long start = System.nanoTime();
+    String found;
+    Long millisLeft = null;
+    try {
+      found = redis.setGet(redisKey, MARK + token, SetArgs.Builder.nx().px(Math.max(1, inFlightFor.toMillis())));
+      if (found != null && found.startsWith(MARK)) {
+        millisLeft = redis.pttl(redisKey);
+      }
+    } catch (RuntimeException e) {
+      if (uncertainMarks.size() < MAX_UNCERTAIN) {
+        uncertainMarks.put(redisKey, token);
+      }
+      failed("lookup", e, start);
+      return Lookup.unavailable();
+    }
+    Repair owed = found != null && found.startsWith(MARK) ? repairs.get(redisKey) : null;
+    succeeded("lookup", start); // may close the circuit, and then repair what is owed
+    if (found == null) {
+      return Lookup.marked();
+    }
+    if (owed != null && found.equals(MARK + owed.token())) {
+      return Lookup.unavailable(); // a stale mark this tier owes a repair: nobody holds it, the database decides
+    }
+    if (found.startsWith(MARK)) {
+      // -2: gone since (its owner published or removed it); -1 cannot happen (marks always expire). Either way, a
+      // moment: the caller asks again or retries shortly.
+      return Lookup.inFlight(Duration.ofMillis(Math.max(0, millisLeft == null ? 0 : millisLeft)));
+    }
+    Completed outcome = decode(found);
+    return outcome == null ? Lookup.unavailable() : Lookup.completed(outcome);
+  }
+
+  @Override
+  public boolean publish(String scope, String key, Completed outcome, Duration timeToLive) {
+    if (outcome.result() != null
+        && outcome.result().length() > maxResultBytes / 3 // cheap bound before counting UTF-8 bytes
+        && outcome.result().getBytes(StandardCharsets.UTF_8).length > maxResultBytes) {
+      return false; // database-only: a large value would cost Redis memory and every replay its transfer
+    }
+    String redisKey = redisKey(scope, key);
+    String value = encode(outcome);
+    if (!circuit.allowsCall()) {
+      owePublish(redisKey, value, timeToLive);
+      return false;
+    }
+    long start = System.nanoTime();
+    try {
+      redis.set(redisKey, value, SetArgs.Builder.px(Math.max(1, timeToLive.toMillis())));
+    } catch (RuntimeException e) {
+      owePublish(redisKey, value, timeToLive);
+      failed("publish", e, start);
+      return false;
+    }
+    uncertainMarks.remove(redisKey);
+    succeeded("publish", start);
+    return true;
+  }
+
+  @Override
+  public void unmark(String scope, String key, String token) {
+    String redisKey = redisKey(scope, key);
+    if (!circuit.allowsCall()) {
+      oweUnmark(redisKey, token);
+      return;
+    }
+    long start = System.nanoTime();
+    try {
+      compareAndDelete(redisKey, token);
+    } catch (RuntimeException e) {
+      oweUnmark(redisKey, token);
+      failed("unmark", e, start);
+      return;
+    }
+    uncertainMarks.remove(redisKey, token);
+    succeeded("unmark", start);
+  }
+
+  private void compareAndDelete(String redisKey, String token) {
+    String[] keys = {redisKey};
+    try {
+      redis.evalsha(unmarkSha, ScriptOutputType.INTEGER, keys, MARK + token);
+    } catch (RedisNoScriptException e) {
+      redis.eval(UNMARK_SCRIPT, ScriptOutputType.INTEGER, keys, MARK + token); // loads it for next time
+    }
+  }
+
+  /** Only for a key whose lookup failed: a mark Redis surely never set needs no repair. */
+  private void owePublish(String redisKey, String value, Duration timeToLive) {
+    String token = uncertainMarks.remove(redisKey);
+    if (token != null) {
+      repairs.put(redisKey, new Repair(token, value, System.nanoTime() + timeToLive.toNanos()));
+    }
+  }
+
+  private void oweUnmark(String redisKey, String token) {
+    if (uncertainMarks.remove(redisKey, token)) {
+      repairs.put(redisKey, new Repair(token, null, 0));
+    }
+  }
+
+  /**
+   * Pays what is owed to uncertain marks, once Redis answers again (the circuit closed): each outcome is published
+   * with the time it has left, each mark removed by compare-and-delete. Both are safe to repeat and to race with
+   * callers: an outcome never changes before it expires, and the delete only matches the owner's own mark.
+   */
+  private void repair() {
+    for (Map.Entry<String, Repair> owed : repairs.entrySet()) {
+      String redisKey = owed.getKey();
+      Repair repair = owed.getValue();
+      long start = System.nanoTime();
+      try {
+        long millisLeft = TimeUnit.NANOSECONDS.toMillis(repair.deadlineNanos - start);
+        if (repair.outcome != null && millisLeft > 0) {
+          redis.set(redisKey, repair.outcome, SetArgs.Builder.px(millisLeft));
+        } else {
+          compareAndDelete(redisKey, repair.token);
+        }
+      } catch (RuntimeException e) {
+        safely(() -> listener.frontTierCommand("repair", e, System.nanoTime() - start));
+        return; // sick again: the rest waits for the next close
+      }
+      repairs.remove(redisKey, repair);
+      safely(() -> listener.frontTierCommand("repair", null, System.nanoTime() - start));
+    }
+  }
+
+  @Override
+  public void forget(String scope, String key) {
+    long start = System.nanoTime();
+    try {
+      // Asked even with the circuit open: an operator's release must not leave an outcome behind to be replayed.
+      redis.unlink(redisKey(scope, key));
+    } catch (RuntimeException e) {
+      failed("forget", e, start);
+      throw new IllegalStateException("Could not remove " + scope + " key '" + key + "' from Redis; it replays"
+          + " until it expires or is removed (" + redisKey(scope, key) + ")", e);
+    }
+    succeeded("forget", start);
+  }
+
+  /** Closes the connection (and the client, if this tier created it). */
+  @Override
+  public void close() {
+    closeQuietly(connection);
+    closeQuietly(client);
+  }
+
+  private void succeeded(String operation, long start) {
+    circuit.succeeded();
+    long elapsed = System.nanoTime() - start;
+    safely(() -> listener.frontTierCommand(operation, null, elapsed));
+  }
+
+  private void failed(String operation, RuntimeException failure, long start) {
+    circuit.failed();
+    long elapsed = System.nanoTime() - start;
+    safely(() -> listener.frontTierCommand(operation, failure, elapsed));
+  }
+
+  private static void safely(Runnable notification) {
+    try {
+      notification.run();
+    } catch (RuntimeException ignored) {
+      // a listener's failure must not turn into Redis being "unavailable"
+    }
+  }
+
+  static String encode(Completed outcome) {
+    ObjectNode node = JSON.createObjectNode();
+    node.put("f", outcome.fingerprint());
+    node.put("r", outcome.result());
+    node.put("e", outcome.errorType());
+    node.put("s", outcome.resultShape());
+    node.put("x", outcome.expiresAt());
+    node.put("c", outcome.createdAt());
+    return OUTCOME + node;
+  }
+
+  /** The outcome, or null when the value is not one this tier wrote (the database then decides). */
+  static Completed decode(String value) {
+    if (!value.startsWith(OUTCOME)) {
+      return null;
+    }
+    try {
+      JsonNode node = JSON.readTree(value.substring(OUTCOME.length()));
+      if (!node.path("f").isTextual() || !node.path("x").canConvertToLong() || !node.path("c").canConvertToLong()) {
+        return null;
+      }
+      return new Completed(node.get("f").asText(), textOrNull(node, "r"), textOrNull(node, "e"),
+          textOrNull(node, "s"), node.get("x").asLong(), node.get("c").asLong());
+    } catch (JsonProcessingException e) {
+      return null;
+    }
+  }
+
+  private static String textOrNull(JsonNode node, String field) {
+    JsonNode value = node.get(field);
+    return value == null || value.isNull() ? null : value.asText();
+  }
+
+  private static String digestOf(String script) {
+    try {
+      byte[] digest = java.security.MessageDigest.getInstance("SHA-1")
+          .digest(script.getBytes(StandardCharsets.UTF_8));
+      StringBuilder hex = new StringBuilder();
+      for (byte b : digest) {
+        hex.append(String.format("%02x", b));
+      }
+      return hex.toString();
+    } catch (java.security.NoSuchAlgorithmException e) {
+      throw new IllegalStateException(e);
+    }
+  }
+
+  private static void closeQuietly(AutoCloseable closeable) {
+    if (closeable == null) {
+      return;
+    }
+    try {
+      closeable.close();
+    } catch (Exception ignored) {
+      // closing
+    }
+  }
+
+  /** Settings of a {@link RedisFrontTier}; {@code connect…} builds it. */
+  public static final class Builder {
+    private String keyPrefix = "idem:";
+    private Duration commandTimeout = Duration.ofMillis(100);
+    private int maxResultBytes = 64 * 1024;
+    private int failuresToOpen = 5;
+    private Duration openFor = Duration.ofSeconds(5);
+    private IdempotencyListener listener = IdempotencyListener.NO_OP;
+
+    private Builder() {}
+
+    /**
+     * What every Redis key starts with; default {@code idem:}. Several applications sharing one Redis each take
+     * their own.
+     *
+     * @param prefix the prefix, without braces (they would move the Cluster hash tag)
+     * @return this builder
+     */
+    public Builder keyPrefix(String prefix) {
+      Objects.requireNonNull(prefix, "prefix");
+      if (prefix.indexOf('{') >= 0 || prefix.indexOf('}') >= 0) {
+        throw new IllegalArgumentException("keyPrefix must not contain '{' or '}' (they would change the Cluster"
+            + " hash tag that keeps a key's operations in one slot), got " + prefix);
+      }
+      this.keyPrefix = prefix;
+      return this;
+    }
+
+    /**
+     * How long one Redis command may take before the call goes to the database instead; default 100 ms. Keep it
+     * short: a slow Redis must not make calls slower than the database alone.
+     *
+     * @param timeout positive
+     * @return this builder
+     */
+    public Builder commandTimeout(Duration timeout) {
+      this.commandTimeout = positive(timeout, "commandTimeout");
+      return this;
+    }
+
+    /**
+     * The longest result (UTF-8 bytes of its JSON) published to Redis; longer ones are replayed from the database
+     * only. Default 64 KiB.
+     *
+     * @param bytes at least 0
+     * @return this builder
+     */
+    public Builder maxResultBytes(int bytes) {
+      if (bytes < 0) {
+        throw new IllegalArgumentException("maxResultBytes must not be negative, got " + bytes);
+      }
+      this.maxResultBytes = bytes;
+      return this;
+    }
+
+    /**
+     * The circuit breaker: after {@code consecutiveFailures} failed commands in a row Redis is not asked for
+     * {@code openFor}; then one probe at a time, until one succeeds. Defaults 5 and 5 s.
+     *
+     * @param consecutiveFailures at least 1
+     * @param openFor positive
+     * @return this builder
+     */
+    public Builder circuitBreaker(int consecutiveFailures, Duration openFor) {
+      if (consecutiveFailures < 1) {
+        throw new IllegalArgumentException("consecutiveFailures must be at least 1, got " + consecutiveFailures);
+      }
+      this.failuresToOpen = consecutiveFailures;
+      this.openFor = positive(openFor, "openFor");
+      return this;
+    }
+
+    /**
+     * Where the tier reports its commands (latency, failures) and circuit changes: usually the runtime's listener
+     * ({@code MicrometerIdempotencyListener}).
+     *
+     * @param listener the listener
+     * @return this builder
+     */
+    public Builder listener(IdempotencyListener listener) {
+      this.listener = Objects.requireNonNull(listener, "listener");
+      return this;
+    }
+
+    /**
+     * Connects to a standalone Redis (or a replicated one behind a single endpoint); the tier owns the client and
+     * closes it.
+     *
+     * @param uri e.g. {@code RedisURI.create("redis://127.0.0.1:6379")}
+     * @return the tier
+     */
+    public RedisFrontTier connect(RedisURI uri) {
+      RedisClient client = RedisClient.create(uri);
+      client.setOptions(ClientOptions.builder()
+          .autoReconnect(true)
+          // While disconnected, fail at once (the database answers) rather than queue commands for later.
+          .disconnectedBehavior(ClientOptions.DisconnectedBehavior.REJECT_COMMANDS)
+          .timeoutOptions(TimeoutOptions.enabled(commandTimeout))
+          .build());
+      try {
+        StatefulRedisConnection<String, String> connection = client.connect();
+        connection.setTimeout(commandTimeout);
+        return new RedisFrontTier(connection.sync(), connection, client::shutdown, this);
+      } catch (RuntimeException e) {
+        client.shutdown();
+        throw e;
+      }
+    }
+
+    /**
+     * Connects to a Redis Cluster through its seed nodes; the tier owns the client and closes it. The topology is
+     * refreshed on MOVED/ASK redirections and on reconnects, so a failover is followed.
+     *
+     * @param seeds some of the cluster's nodes
+     * @return the tier
+     */
+    public RedisFrontTier connectCluster(List<RedisURI> seeds) {
+      RedisClusterClient client = RedisClusterClient.create(seeds);
+      client.setOptions(ClusterClientOptions.builder()
+          .autoReconnect(true)
+          .disconnectedBehavior(ClientOptions.DisconnectedBehavior.REJECT_COMMANDS)
+          .timeoutOptions(TimeoutOptions.enabled(commandTimeout))
+          .topologyRefreshOptions(ClusterTopologyRefreshOptions.builder()
+              .enablePeriodicRefresh(Duration.ofSeconds(5))
+              .build())
+          .build());
+      try {
+        StatefulRedisClusterConnection<String, String> connection = client.connect();
+        connection.setTimeout(commandTimeout);
+        return new RedisFrontTier(connection.sync(), connection, client::shutdown, this);
+      } catch (RuntimeException e) {
+        client.shutdown();
+        throw e;
+      }
+    }
+
+    private static Duration positive(Duration duration, String name) {
+      if (duration == null || duration.isNegative() || duration.isZero()) {
+        throw new IllegalArgumentException(name + " must be positive, got " + duration);
+      }
+      return duration;
+    }
+  }
+}

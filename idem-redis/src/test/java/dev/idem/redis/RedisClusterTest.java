@@ -1,0 +1,166 @@
+package dev.idem.redis;
+
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+import dev.idem.runtime.IdemRuntime;
+import dev.idem.runtime.IdempotencyListener;
+import dev.idem.testing.DatabaseContract;
+import dev.idem.testing.TestDatabase;
+import io.lettuce.core.RedisClient;
+import io.lettuce.core.RedisURI;
+import io.lettuce.core.api.StatefulRedisConnection;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.HashSet;
+import java.util.List;
+import java.util.Map;
+import java.util.Set;
+import java.util.concurrent.ConcurrentHashMap;
+import java.util.concurrent.ExecutorService;
+import java.util.concurrent.Executors;
+import java.util.concurrent.Future;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicInteger;
+import java.util.concurrent.atomic.AtomicLong;
+import org.junit.jupiter.api.AfterAll;
+import org.junit.jupiter.api.BeforeAll;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.Timeout;
+
+/**
+ * A real Redis Cluster of three masters, started by the test from the machine's redis-server
+ * ({@code --cluster-enabled yes} on free ports, {@code redis-cli --cluster create}), in front of PostgreSQL: keys
+ * spread over every node's slots replay from the cluster; a master killed mid-run takes its slots away, and the
+ * database answers them: nothing runs twice, every call succeeds.
+ */
+@Timeout(180)
+class RedisClusterTest extends DatabaseContract {
+
+  private final List<PrivateRedis> nodes = new ArrayList<>();
+  private final Map<String, AtomicInteger> executionsByKey = new ConcurrentHashMap<>();
+  private final AtomicLong hits = new AtomicLong();
+
+  @Override
+  protected TestDatabase database() {
+    return TestDatabase.POSTGRESQL;
+  }
+
+  @Override
+  protected void prepare() {
+    IdemRuntime.builder().dataSource(database.dataSource()).build().createSchema();
+  }
+
+  @BeforeAll
+  void startCluster() throws Exception {
+    for (int i = 0; i < 3; i++) {
+      nodes.add(new PrivateRedis("--cluster-enabled", "yes", "--cluster-config-file", "nodes.conf",
+          "--cluster-node-timeout", "1000").start());
+    }
+    List<String> create = new ArrayList<>(List.of("redis-cli", "--cluster", "create"));
+    nodes.forEach(node -> create.add("127.0.0.1:" + node.port()));
+    create.add("--cluster-yes");
+    Process process = new ProcessBuilder(create).redirectErrorStream(true).start();
+    String output = new String(process.getInputStream().readAllBytes());
+    assertTrue(process.waitFor(60, TimeUnit.SECONDS) && process.exitValue() == 0, output);
+    awaitClusterState("ok");
+  }
+
+  @AfterAll
+  void stopCluster() throws Exception {
+    for (PrivateRedis node : nodes) {
+      node.close();
+    }
+  }
+
+  private void awaitClusterState(String state) throws Exception {
+    long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(30);
+    while (System.nanoTime() < deadline) {
+      RedisClient client = RedisClient.create(nodes.get(0).uri());
+      try (StatefulRedisConnection<String, String> connection = client.connect()) {
+        if (connection.sync().clusterInfo().contains("cluster_state:" + state)) {
+          return;
+        }
+      } finally {
+        client.shutdown();
+      }
+      Thread.sleep(100);
+    }
+    throw new IllegalStateException("the cluster never reached state " + state);
+  }
+
+  @Test
+  void aMasterKilledMidRunRunsNothingTwice() throws Exception {
+    List<RedisURI> seeds = new ArrayList<>();
+    nodes.forEach(node -> seeds.add(node.uri()));
+    IdempotencyListener listener = new IdempotencyListener() {
+      @Override
+      public void frontTierHit(String scope, String key) {
+        hits.incrementAndGet();
+      }
+    };
+    try (RedisFrontTier tier = RedisFrontTier.builder().keyPrefix("cluster-test:")
+        .commandTimeout(Duration.ofMillis(300)).circuitBreaker(5, Duration.ofMillis(500)).listener(listener)
+        .connectCluster(seeds)) {
+      Orders orders = new Orders_Idempotent(new Orders() {
+        @Override
+        public String create(String requestId, String sku) {
+          executionsByKey.computeIfAbsent(requestId, k -> new AtomicInteger()).incrementAndGet();
+          return requestId + sku;
+        }
+
+        @Override
+        public String charge(String paymentId, long amountCents) {
+          executionsByKey.computeIfAbsent(paymentId, k -> new AtomicInteger()).incrementAndGet();
+          return paymentId + "-" + amountCents;
+        }
+
+        @Override
+        public String chargeWaiting(String paymentId, long amountCents) {
+          return charge(paymentId, amountCents);
+        }
+      }, IdemRuntime.builder().dataSource(database.dataSource()).resultCache(false).frontTier(tier)
+          .listener(listener).build());
+
+      // Keys on every master: the cluster holds their outcomes.
+      Set<Integer> slots = new HashSet<>();
+      for (int i = 0; i < 60; i++) {
+        String key = "warm-" + i;
+        orders.charge(key, 1);
+        assertEquals(key + "-1", orders.charge(key, 1));
+        slots.add(io.lettuce.core.cluster.SlotHash.getSlot(tier.redisKey("redis.payments.charge", key)));
+      }
+      assertTrue(slots.size() > 30, "keys spread over the slots: " + slots.size());
+      // Every retry replays from the cluster, but for a command that overran its timeout on a busy machine.
+      assertTrue(hits.get() >= 50, "retries replayed from the cluster: " + hits.get() + " of 60");
+
+      ExecutorService callers = Executors.newFixedThreadPool(4);
+      try {
+        List<Future<?>> running = new ArrayList<>();
+        for (int caller = 0; caller < 4; caller++) {
+          int c = caller;
+          running.add(callers.submit(() -> {
+            for (int i = 0; i < 60; i++) {
+              String key = "storm-" + c + "-" + i;
+              for (int attempt = 0; attempt < 3; attempt++) {
+                assertEquals(key + "-7", orders.charge(key, 7));
+              }
+              String warm = "warm-" + ((c * 60 + i) % 60);
+              assertEquals(warm + "-1", orders.charge(warm, 1));
+            }
+            return null;
+          }));
+        }
+        Thread.sleep(100);
+        nodes.get(1).kill(); // a master and its slots, mid-run
+        for (Future<?> future : running) {
+          future.get(150, TimeUnit.SECONDS);
+        }
+      } finally {
+        callers.shutdownNow();
+      }
+    }
+    assertEquals(60 + 4 * 60, executionsByKey.size());
+    executionsByKey.forEach((key, count) -> assertEquals(1, count.get(), key + " ran " + count.get() + " times"));
+  }
+}
