@@ -132,4 +132,14 @@ public interface IdempotencyListener {
    * @param failure what failed; batches deleted before it stay deleted
    */
   default void purgeFailed(String tableName, Throwable failure) {}
+
+  /**
+   * A single-flight body's lease was lost while it ran (a renewal was refused, or none succeeded before the lease
+   * would end): its thread has just been interrupted, and its call will throw
+   * {@link SingleFlightLockLostException}.
+   *
+   * @param lockName the lock's name
+   * @param fencingToken the lost lease's fencing token
+   */
+  default void lockLost(String lockName, long fencingToken) {}
 }

@@ -146,7 +146,7 @@ abstract class ClockSkewContractTest extends DatabaseContract {
     IdemEngine.Settings settings = new IdemEngine.Settings(database.dataSource(), dialect, "idem_record",
         IdemEngine.Limits.DEFAULT_MAX_KEY_LENGTH, IdemEngine.Limits.DEFAULT_KEY_PUNCTUATION, wall, null,
         IdempotencyListener.NO_OP, 0, TransitionListener.NO_OP, false, IdemEngine.Limits.DEFAULT_MAX_RESULT_SIZE,
-        null, null, 0, true, false);
+        null, null, 0, true, false, null);
     return new IdemEngine(settings, new DatabaseClock(wall, SqlDialect.of(dialect), true, true, System::nanoTime));
   }
 
