@@ -47,6 +47,19 @@ public @interface IdempotentCommand {
   String waitTimeout() default "PT10S";
 
   /**
+   * {@link Mode#CLAIM} only: what a lease that ended before its owner recorded an outcome means. {@code TAKE_OVER}
+   * (at-least-once: the next caller runs the body again) or {@code PARK} (at-most-once: the key turns
+   * {@code OUTCOME_UNKNOWN} for an operator or your reconciliation).
+   */
+  ExpiredLease onExpiredLease() default ExpiredLease.TAKE_OVER;
+
+  /**
+   * {@link Mode#CLAIM} only: what a body's exception that {@link #replayOn()} does not list does to the key.
+   * {@code RELEASE} (a retry runs the body again) or {@code PARK} (the key turns {@code OUTCOME_UNKNOWN}).
+   */
+  UndeclaredFailure onUndeclaredFailure() default UndeclaredFailure.RELEASE;
+
+  /**
    * Exception types that are business outcomes (a declined card): when the delegate throws one of them, it is
    * stored and every retry rethrows an equal exception. Any other exception is not stored and a retry runs again.
    */

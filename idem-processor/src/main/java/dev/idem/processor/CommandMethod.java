@@ -25,11 +25,14 @@ import javax.lang.model.type.TypeMirror;
  * @param onInFlight ({@link Mode#CLAIM}) what a second caller does
  * @param waitTimeout ({@link Mode#CLAIM}, {@link InFlight#WAIT}) as written in the annotation, checked to parse
  * @param replayOn the business failures stored and replayed, in the annotation's order
+ * @param onExpiredLease ({@link Mode#CLAIM}) the {@code dev.idem.ExpiredLease} constant's name
+ * @param onUndeclaredFailure ({@link Mode#CLAIM}) the {@code dev.idem.UndeclaredFailure} constant's name
  */
 record CommandMethod(ExecutableElement method, ExecutableType type, String scope,
                      CodecTypeReader.Shape resultShape, String retention,
                      List<KeyPart> keyParts, List<String> payloadParameters, Mode mode, String lease,
-                     InFlight onInFlight, String waitTimeout, List<ReplayedFailure> replayOn)
+                     InFlight onInFlight, String waitTimeout, List<ReplayedFailure> replayOn,
+                     String onExpiredLease, String onUndeclaredFailure)
     implements MethodModel {
 
   CommandMethod {

@@ -86,7 +86,12 @@ final class CommandSpecWriter {
     for (ReplayedFailure failure : command.replayOn()) {
       initializer.add(",\n$N", failures.get(failureKey(failure)));
     }
-    initializer.add(")").unindent().unindent().unindent().unindent();
+    initializer.add(")");
+    if (claim && (!command.onExpiredLease().equals("TAKE_OVER") || !command.onUndeclaredFailure().equals("RELEASE"))) {
+      initializer.add("\n.parking($T.$L, $T.$L)", ClassName.get("dev.idem", "ExpiredLease"), command.onExpiredLease(),
+          ClassName.get("dev.idem", "UndeclaredFailure"), command.onUndeclaredFailure());
+    }
+    initializer.unindent().unindent().unindent().unindent();
     return FieldSpec.builder(ParameterizedTypeName.get(COMMAND_SPEC, resultName), name,
             Modifier.PRIVATE, Modifier.STATIC, Modifier.FINAL)
         .initializer(initializer.build())

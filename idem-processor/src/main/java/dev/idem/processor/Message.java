@@ -56,6 +56,11 @@ enum Message {
       "IDEM-012",
       "@IdempotencyKey on parameter %s has no effect because %s is not annotated @IdempotentCommand. Annotate the"
           + " method or remove @IdempotencyKey."),
+  CLAIM_POLICY_WITHOUT_CLAIM(
+      "IDEM-016",
+      "%s sets %s, which applies to mode = Mode.CLAIM only: a TRANSACTIONAL command records its outcome in the"
+          + " body's transaction, so it has no lease to expire and no claim to release. Set mode = Mode.CLAIM, or"
+          + " remove %s."),
   // IDEM-013 is retired (it rejected mode = CLAIM before idem supported it); tags are never reused.
   REPLAY_ON_NOT_THROWN(
       "IDEM-014",

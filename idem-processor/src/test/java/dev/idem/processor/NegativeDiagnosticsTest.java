@@ -287,6 +287,10 @@ class NegativeDiagnosticsTest {
             "mode = Mode.CLAIM", ".CLAIM", // javac's caret for a qualified constant is the dot
             List.of("Batch method onOrdersPaid sets mode, which batch handlers do not support",
                 "a failure rolls the whole batch back for the broker to redeliver. Remove mode.")),
+        new Case("negative/ClaimPolicyWithoutClaim.java", Message.CLAIM_POLICY_WITHOUT_CLAIM,
+            "onExpiredLease = ExpiredLease.PARK", ".PARK",
+            List.of("charge sets onExpiredLease, which applies to mode = Mode.CLAIM only",
+                "Set mode = Mode.CLAIM, or remove onExpiredLease")),
         new Case("negative/SingleFlightDurationInvalid.java", Message.SINGLE_FLIGHT_DURATION_INVALID,
             "lockAtMostFor = \"10 minutes\"", "\"10 minutes\"",
             List.of("@SingleFlight lockAtMostFor = \"10 minutes\" is not a positive (at least one millisecond)"

@@ -1,9 +1,14 @@
 package shop;
 
+import dev.idem.ExpiredLease;
+import dev.idem.InFlight;
 import dev.idem.OnBusy;
+import dev.idem.UndeclaredFailure;
 import dev.idem.runtime.IdemRuntime;
 import dev.idem.runtime.internal.CommandBody;
+import dev.idem.runtime.internal.CommandSpec;
 import dev.idem.runtime.internal.IdemEngine;
+import dev.idem.runtime.internal.ResultType;
 import dev.idem.runtime.internal.SingleFlightSpec;
 import jakarta.inject.Inject;
 import jakarta.inject.Qualifier;
@@ -34,6 +39,17 @@ public final class Jobs_Idempotent implements Jobs {
 
   private static final SingleFlightSpec SETTLE = SingleFlightSpec.of("Jobs.settle", "PT1M", "PT0S", OnBusy.WAIT, "PT20S");
 
+  private static final CommandSpec<String> PAY_OUT =
+      CommandSpec.<String>claim("shop.Jobs.payOut",
+          ResultType.<String>of(String.class),
+          "73cc7ce309d9be85", 86_400_000L /* retention P1D */,
+          new String[] {"payoutId"}, new String[] {},
+          "shop.Jobs#payOut",
+          30_000L /* lease PT30S */, InFlight.FAIL, 10_000L /* wait PT10S */)
+          .parking(ExpiredLease.PARK, UndeclaredFailure.RELEASE);
+
+  private static final Object[] NO_PAYLOAD = {};
+
   private final Jobs delegate;
 
   private final IdemEngine idem;
@@ -58,6 +74,15 @@ public final class Jobs_Idempotent implements Jobs {
   public Optional<Receipt> settle(String day) {
     CommandBody<Optional<Receipt>> body = () -> delegate.settle(day);
     return idem.<Optional<Receipt>>singleFlight(SETTLE, Optional.empty(), body);
+  }
+
+  @Override
+  public String payOut(String payoutId) {
+    CommandBody<String> body = () -> delegate.payOut(payoutId);
+    return idem.<String>execute(PAY_OUT,
+        new Object[] {payoutId},
+        NO_PAYLOAD,
+        body);
   }
 
   @Override

@@ -1,6 +1,8 @@
 package dev.idem.runtime.internal;
 
+import dev.idem.ExpiredLease;
 import dev.idem.InFlight;
+import dev.idem.UndeclaredFailure;
 import dev.idem.Mode;
 import java.time.Duration;
 import java.util.ArrayList;
@@ -35,6 +37,8 @@ public final class CommandSpec<T> {
   private final Duration lease;
   private final long leaseMillis;
   private final InFlight onInFlight;
+  private final ExpiredLease onExpiredLease;
+  private final UndeclaredFailure onUndeclaredFailure;
   private final Duration waitTimeout;
   private final List<ReplayableFailure<?>> replayOn;
   private final String resultShape;
@@ -44,7 +48,8 @@ public final class CommandSpec<T> {
 
   private CommandSpec(String scope, ResultType<T> resultType, String resultShape, long retentionMillis,
       List<String> keyPartNames, List<String> payloadNames, String declaredBy, Mode mode, long leaseMillis,
-      InFlight onInFlight, long waitTimeoutMillis, List<ReplayableFailure<?>> replayOn) {
+      InFlight onInFlight, long waitTimeoutMillis, List<ReplayableFailure<?>> replayOn, ExpiredLease onExpiredLease,
+      UndeclaredFailure onUndeclaredFailure) {
     this.scope = checkScope(scope);
     this.resultType = Objects.requireNonNull(resultType, "resultType");
     this.retentionMillis = positive(retentionMillis, "retention");
@@ -55,6 +60,8 @@ public final class CommandSpec<T> {
     this.leaseMillis = positive(leaseMillis, "lease");
     this.lease = Duration.ofMillis(leaseMillis);
     this.onInFlight = Objects.requireNonNull(onInFlight, "onInFlight");
+    this.onExpiredLease = Objects.requireNonNull(onExpiredLease, "onExpiredLease");
+    this.onUndeclaredFailure = Objects.requireNonNull(onUndeclaredFailure, "onUndeclaredFailure");
     this.waitTimeout = Duration.ofMillis(positive(waitTimeoutMillis, "waitTimeout"));
     this.replayOn = replayOn;
     this.resultShape = resultShape != null ? checkResultShape(resultShape) : defaultResultShape(resultType);
@@ -88,7 +95,8 @@ public final class CommandSpec<T> {
       ReplayableFailure<?>... replayOn) {
     return new CommandSpec<>(scope, resultType, resultShape, retentionMillis, names(keyParts, "key part"),
         names(payload, "payload"), Objects.requireNonNull(declaredBy, "declaredBy"), Mode.TRANSACTIONAL,
-        DEFAULT_LEASE_MILLIS, InFlight.FAIL, DEFAULT_WAIT_TIMEOUT_MILLIS, replayable(replayOn));
+        DEFAULT_LEASE_MILLIS, InFlight.FAIL, DEFAULT_WAIT_TIMEOUT_MILLIS, replayable(replayOn),
+        ExpiredLease.TAKE_OVER, UndeclaredFailure.RELEASE);
   }
 
   /**
@@ -114,7 +122,24 @@ public final class CommandSpec<T> {
       InFlight onInFlight, long waitTimeoutMillis, ReplayableFailure<?>... replayOn) {
     return new CommandSpec<>(scope, resultType, resultShape, retentionMillis, names(keyParts, "key part"),
         names(payload, "payload"), Objects.requireNonNull(declaredBy, "declaredBy"), Mode.CLAIM, leaseMillis,
-        onInFlight, waitTimeoutMillis, replayable(replayOn));
+        onInFlight, waitTimeoutMillis, replayable(replayOn), ExpiredLease.TAKE_OVER, UndeclaredFailure.RELEASE);
+  }
+
+  /**
+   * This {@link Mode#CLAIM} command with other policies for an ended lease and an undeclared failure; generated
+   * code calls it only where the annotation sets one.
+   *
+   * @param expiredLease what a lease that ended before an outcome was recorded means
+   * @param undeclaredFailure what a body's exception not listed in replayOn does to the key
+   * @return the spec with those policies
+   */
+  public CommandSpec<T> parking(ExpiredLease expiredLease, UndeclaredFailure undeclaredFailure) {
+    if (mode != Mode.CLAIM) {
+      throw new IllegalArgumentException("onExpiredLease and onUndeclaredFailure apply to CLAIM commands only");
+    }
+    return new CommandSpec<>(scope, resultType, resultShape, retentionMillis, keyPartNames, payloadNames,
+        declaredBy, mode, leaseMillis, onInFlight, waitTimeout.toMillis(), replayOn, expiredLease,
+        undeclaredFailure);
   }
 
   private static String checkScope(String scope) {
@@ -244,6 +269,16 @@ public final class CommandSpec<T> {
     return onInFlight;
   }
 
+  /** @return ({@link Mode#CLAIM}) what a lease that ended before its owner recorded an outcome means */
+  public ExpiredLease onExpiredLease() {
+    return onExpiredLease;
+  }
+
+  /** @return ({@link Mode#CLAIM}) what a body's exception not listed in replayOn does to the key */
+  public UndeclaredFailure onUndeclaredFailure() {
+    return onUndeclaredFailure;
+  }
+
   /** @return ({@link Mode#CLAIM}, {@link InFlight#WAIT}) how long to wait for the other caller's result */
   public Duration waitTimeout() {
     return waitTimeout;
@@ -338,6 +373,8 @@ public final class CommandSpec<T> {
     private Mode mode = Mode.TRANSACTIONAL;
     private long leaseMillis = DEFAULT_LEASE_MILLIS;
     private InFlight onInFlight = InFlight.FAIL;
+    private ExpiredLease onExpiredLease = ExpiredLease.TAKE_OVER;
+    private UndeclaredFailure onUndeclaredFailure = UndeclaredFailure.RELEASE;
     private long waitTimeoutMillis = DEFAULT_WAIT_TIMEOUT_MILLIS;
     private final List<ReplayableFailure<?>> replayOn = new ArrayList<>(0);
     private String resultShape;
@@ -400,6 +437,30 @@ public final class CommandSpec<T> {
      */
     public Builder<T> lease(Duration lease) {
       this.leaseMillis = positive(lease, "lease").toMillis();
+      return this;
+    }
+
+    /**
+     * ({@link Mode#CLAIM}) What a lease that ended before its owner recorded an outcome means. Default
+     * {@link ExpiredLease#TAKE_OVER}.
+     *
+     * @param onExpiredLease take the key over, or park it
+     * @return this builder
+     */
+    public Builder<T> onExpiredLease(ExpiredLease onExpiredLease) {
+      this.onExpiredLease = Objects.requireNonNull(onExpiredLease, "onExpiredLease");
+      return this;
+    }
+
+    /**
+     * ({@link Mode#CLAIM}) What a body's exception not listed in replayOn does. Default
+     * {@link UndeclaredFailure#RELEASE}.
+     *
+     * @param onUndeclaredFailure release the key or park it
+     * @return this builder
+     */
+    public Builder<T> onUndeclaredFailure(UndeclaredFailure onUndeclaredFailure) {
+      this.onUndeclaredFailure = Objects.requireNonNull(onUndeclaredFailure, "onUndeclaredFailure");
       return this;
     }
 
@@ -472,7 +533,8 @@ public final class CommandSpec<T> {
     /** @return the immutable spec */
     public CommandSpec<T> build() {
       return new CommandSpec<>(scope, resultType, resultShape, retentionMillis, keyPartNames, payloadNames,
-          declaredBy, mode, leaseMillis, onInFlight, waitTimeoutMillis, List.copyOf(replayOn));
+          declaredBy, mode, leaseMillis, onInFlight, waitTimeoutMillis, List.copyOf(replayOn), onExpiredLease,
+          onUndeclaredFailure);
     }
   }
 }
