@@ -29,6 +29,7 @@ final class JdbcLockProvider implements LockProvider {
   private final SqlDialect dialect;
   private final String acquireSql;
   private final String readBackSql;
+  private final String insertSql;
   private final String renewSql;
   private final String releaseSql;
   private final String lockedBy;
@@ -38,6 +39,7 @@ final class JdbcLockProvider implements LockProvider {
     this.dialect = dialect;
     this.acquireSql = dialect.lockAcquireSql();
     this.readBackSql = dialect.lockReadBackSql();
+    this.insertSql = dialect.lockInsertSql();
     this.renewSql = dialect.lockRenewSql();
     this.releaseSql = dialect.lockReleaseSql();
     this.lockedBy = whoAmI();
@@ -47,6 +49,9 @@ final class JdbcLockProvider implements LockProvider {
   public Optional<LockLease> tryAcquire(String name, Duration lockAtMostFor) {
     String owner = UUID.randomUUID().toString();
     try (Connection connection = autoCommit(dataSource.getConnection())) {
+      if (dialect.lockAcquireTakesOverOnly()) {
+        return takeOverOrInsert(connection, name, owner, lockAtMostFor);
+      }
       try (PreparedStatement acquire = connection.prepareStatement(acquireSql)) {
         acquire.setString(1, name);
         acquire.setString(2, owner);
@@ -66,16 +71,47 @@ final class JdbcLockProvider implements LockProvider {
           throw e;
         }
       }
-      // The owner token is this attempt's alone: the row holds it exactly when the attempt won.
-      try (PreparedStatement readBack = connection.prepareStatement(readBackSql)) {
-        readBack.setString(1, name);
-        readBack.setString(2, owner);
-        try (ResultSet won = readBack.executeQuery()) {
-          return won.next() ? Optional.of(new LockLease(name, owner, won.getLong(1))) : Optional.empty();
-        }
-      }
+      return readBack(connection, name, owner);
     } catch (SQLException e) {
       throw failure("Taking the single-flight lock '" + name + "' failed", e);
+    }
+  }
+
+  /** MariaDB and MySQL: the takeover UPDATE; only where the name has no row yet, the INSERT of its first lease. */
+  private Optional<LockLease> takeOverOrInsert(Connection connection, String name, String owner,
+      Duration lockAtMostFor) throws SQLException {
+    try (PreparedStatement takeOver = connection.prepareStatement(acquireSql)) {
+      takeOver.setString(1, owner);
+      takeOver.setLong(2, lockAtMostFor.toMillis());
+      takeOver.setString(3, lockedBy);
+      takeOver.setString(4, name);
+      if (takeOver.executeUpdate() == 1) {
+        return readBack(connection, name, owner);
+      }
+    }
+    try (PreparedStatement insert = connection.prepareStatement(insertSql)) {
+      insert.setString(1, name);
+      insert.setString(2, owner);
+      insert.setLong(3, lockAtMostFor.toMillis());
+      insert.setString(4, lockedBy);
+      insert.executeUpdate();
+      return Optional.of(new LockLease(name, owner, 1));
+    } catch (SQLException e) {
+      if (dialect.isDuplicateKey(e)) {
+        return Optional.empty(); // the row exists and its lease has not ended, or a competitor created it first
+      }
+      throw e;
+    }
+  }
+
+  /** The owner token is this attempt's alone: the row holds it exactly when the attempt won. */
+  private Optional<LockLease> readBack(Connection connection, String name, String owner) throws SQLException {
+    try (PreparedStatement readBack = connection.prepareStatement(readBackSql)) {
+      readBack.setString(1, name);
+      readBack.setString(2, owner);
+      try (ResultSet won = readBack.executeQuery()) {
+        return won.next() ? Optional.of(new LockLease(name, owner, won.getLong(1))) : Optional.empty();
+      }
     }
   }
 
