@@ -53,6 +53,8 @@ abstract class StormContract extends FaultContract {
     proxy.randomCuts(seed, CUT_PROBABILITY);
     storm.run(ledger::chargeParked, seed, 80, cutAllNowAndThen());
     proxy.heal();
+    // The settling below runs through the runtime, as an operator's would: on connections opened after the cuts.
+    pool.getHikariPoolMXBean().softEvictConnections();
     assertTrue(proxy.faultsInjected() > 0, "the storm met faults");
     StormChecks.parked("on " + database().displayName(), storm, seed, proxy.faultsInjected(), ledger, delegate,
         runtime, database.dataSource());
