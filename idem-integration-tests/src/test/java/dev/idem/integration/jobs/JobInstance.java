@@ -97,8 +97,10 @@ public final class JobInstance implements Jobs {
     long fence = runtime.fencingToken();
     try (Connection connection = dataSource.getConnection()) {
       long id = System.nanoTime();
+      // locked_at: when this run's lease was taken, on the database's clock, as the lock row holds it while held.
       try (PreparedStatement start = connection.prepareStatement("INSERT INTO job_run (id, instance, fence,"
-          + " started_us) VALUES (?, ?, ?, " + nowMicros + ")")) {
+          + " started_us, locked_at) VALUES (?, ?, ?, " + nowMicros + ", (SELECT locked_at FROM idem_lock"
+          + " WHERE name = 'it.fire'))")) {
         start.setLong(1, id);
         start.setString(2, instance);
         start.setLong(3, fence);

@@ -39,7 +39,7 @@ import org.junit.jupiter.api.Timeout;
 @Timeout(180)
 abstract class SingleFlightAcrossJvmsTest extends DatabaseContract {
 
-  private static final long LOCK_AT_LEAST_FOR_US = 500_000;
+  private static final long LOCK_AT_LEAST_FOR_MILLIS = 500;
 
   private IdemRuntime runtime;
   private final List<Process> children = new ArrayList<>();
@@ -49,7 +49,7 @@ abstract class SingleFlightAcrossJvmsTest extends DatabaseContract {
     runtime = IdemRuntime.builder().dataSource(database.dataSource()).build();
     runtime.createSchema();
     database.execute("CREATE TABLE job_run (id BIGINT NOT NULL PRIMARY KEY, instance VARCHAR(20) NOT NULL,"
-        + " fence BIGINT NOT NULL, started_us BIGINT NOT NULL, ended_us BIGINT NULL)",
+        + " fence BIGINT NOT NULL, started_us BIGINT NOT NULL, ended_us BIGINT NULL, locked_at BIGINT NOT NULL)",
         "CREATE TABLE report (id INT NOT NULL PRIMARY KEY, total BIGINT NOT NULL, fence BIGINT NOT NULL)");
   }
 
@@ -88,28 +88,28 @@ abstract class SingleFlightAcrossJvmsTest extends DatabaseContract {
     Set<String> instances = new HashSet<>();
     try (Connection connection = database.dataSource().getConnection();
         PreparedStatement query = connection.prepareStatement(
-            "SELECT fence, started_us, ended_us, instance FROM job_run ORDER BY started_us");
+            "SELECT fence, started_us, ended_us, instance, locked_at FROM job_run ORDER BY started_us");
         ResultSet rs = query.executeQuery()) {
       while (rs.next()) {
         long ended = rs.getLong(3);
         assertTrue(!rs.wasNull(), "every execution ended");
-        runs.add(new long[] {rs.getLong(1), rs.getLong(2), ended});
+        runs.add(new long[] {rs.getLong(1), rs.getLong(2), ended, rs.getLong(5)});
         instances.add(rs.getString(4));
       }
     }
     // 30 s at one execution per 500 ms (lockAtLeastFor) at most: sixty; far fewer means the lock starved.
-    assertTrue(runs.size() >= 30 && runs.size() <= 61, runs.size() + " executions");
-    assertTrue(instances.size() >= 2, "executions spread over the instances: " + instances);
+    assertTrue(runs.size() >= 30 && runs.size() <= 61, runs.size() + " executions, by " + instances);
+    // Which instance wins each time depends on the phase of its timer against the lease's end: one may win every
+    // time. What matters is that all three fired and none overlapped (the children exit 0 having fired throughout).
     for (int i = 1; i < runs.size(); i++) {
       long[] previous = runs.get(i - 1);
       long[] run = runs.get(i);
       assertTrue(run[1] >= previous[2], "execution " + i + " started " + (previous[2] - run[1])
           + " us before the previous one ended");
       assertTrue(run[0] > previous[0], "fencing token " + run[0] + " after " + previous[0]);
-      // The lock was taken lockAtLeastFor after the previous acquisition at the earliest; each execution records
-      // its start a few milliseconds after its acquisition, hence the allowance.
-      assertTrue(run[1] - previous[1] >= LOCK_AT_LEAST_FOR_US - 50_000, "execution " + i + " started "
-          + (run[1] - previous[1]) / 1000 + " ms after the previous one, within lockAtLeastFor (500 ms)");
+      // Each acquisition lockAtLeastFor after the previous one at the earliest, both on the database's clock.
+      assertTrue(run[3] - previous[3] >= LOCK_AT_LEAST_FOR_MILLIS, "execution " + i + " took the lock "
+          + (run[3] - previous[3]) + " ms after the previous one, within lockAtLeastFor (500 ms)");
     }
     assertEquals(runs.get(runs.size() - 1)[0], reportTotal(), "the last holder's fenced write stands");
   }
