@@ -64,6 +64,19 @@ public @interface IdempotentCommand {
   String waitTimeout() default "PT10S";
 
   /**
+   * {@return what a lease that ended before its owner recorded an outcome means} {@link Mode#CLAIM} only.
+   * {@code TAKE_OVER} (at-least-once: the next caller runs the body again) or {@code PARK} (at-most-once: the key
+   * turns {@code OUTCOME_UNKNOWN} for an operator or your reconciliation).
+   */
+  ExpiredLease onExpiredLease() default ExpiredLease.TAKE_OVER;
+
+  /**
+   * {@return what a body's exception that {@link #replayOn()} does not list does to the key} {@link Mode#CLAIM}
+   * only. {@code RELEASE} (a retry runs the body again) or {@code PARK} (the key turns {@code OUTCOME_UNKNOWN}).
+   */
+  UndeclaredFailure onUndeclaredFailure() default UndeclaredFailure.RELEASE;
+
+  /**
    * {@return the exception types that are business outcomes} (A declined card.) When the delegate throws one of
    * them, it is stored and every retry rethrows an equal exception. Any other exception is not stored and a retry
    * runs again.

@@ -30,6 +30,7 @@ abstract class FaultContract extends DatabaseContract {
   static final String POST = "dev.idem.faults.Ledger.post";
   static final String CHARGE = "dev.idem.faults.Ledger.charge";
   static final String CHARGE_WITHIN_STORM = "dev.idem.faults.Ledger.chargeWithinStorm";
+  static final String CHARGE_PARKED = "dev.idem.faults.Ledger.chargeParked";
   static final String CHARGE_BRIEFLY = "dev.idem.faults.Ledger.chargeBriefly";
 
   protected FaultProxy proxy;

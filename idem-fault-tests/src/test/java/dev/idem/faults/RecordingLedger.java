@@ -61,6 +61,11 @@ final class RecordingLedger implements Ledger {
   }
 
   @Override
+  public Entry chargeParked(String key, long amount) {
+    return charge(key, amount);
+  }
+
+  @Override
   public Entry chargeBriefly(String key, long amount) {
     return charge(key, amount);
   }

@@ -1,11 +1,14 @@
 package dev.idem.faults;
 
 import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertThrows;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 import static org.junit.jupiter.api.Assertions.fail;
 
 import dev.idem.faults.FaultContract.Tables;
+import dev.idem.runtime.IdemRuntime;
 import dev.idem.runtime.IdempotencyOutcomeUnknownException;
+import dev.idem.runtime.IdempotencyRecord;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
@@ -129,6 +132,62 @@ final class StormChecks {
     assertEquals(0, doubleExecutions, "never two external effects for a key the caller was not warned about");
     assertEquals(0, stuck, "no record left in progress");
     assertTrue(completed > storm.allKeys().size() / 2, "most keys completed: " + completed);
+  }
+
+  /**
+   * A CLAIM storm on {@link Ledger#chargeParked} (1 s lease, PARK for an ended lease and an undeclared failure): no
+   * key's external effect ever happens twice, whatever the caller was told. Records still in progress afterwards
+   * are sent once more after their lease ended: each is parked, not taken over. Then every key is COMPLETED or
+   * OUTCOME_UNKNOWN (or has no record and never ran); every parked key is listed by inspect and is resolved (the
+   * effect happened: its result recorded, and a retry replays it) or forgotten (it did not: a retry runs it).
+   */
+  static void parked(String label, Storm storm, long seed, long faultsInjected, Ledger ledger,
+      RecordingLedger delegate, IdemRuntime runtime, DataSource direct) {
+    assertNoUnexpectedFailures(storm, seed);
+    String scope = FaultContract.CHARGE_PARKED;
+    List<String> inProgress = inProgress(storm, direct, scope);
+    if (!inProgress.isEmpty()) {
+      Storm.pause(1_100); // their leases end (and idem's background marks of unknown outcomes are done)
+    }
+    for (String key : inProgress(storm, direct, scope)) {
+      assertThrows(IdempotencyOutcomeUnknownException.class, () -> ledger.chargeParked(key, Storm.amountOf(key)),
+          key + ": an ended lease parks the key");
+    }
+    Map<String, String> settled = Tables.statesByKey(direct, scope);
+    long repeated = storm.allKeys().stream().filter(key -> delegate.externalEffects(key) > 1).count();
+    List<String> parkedKeys = storm.allKeys().stream().filter(key -> "OUTCOME_UNKNOWN".equals(settled.get(key)))
+        .toList();
+    long completed = storm.allKeys().stream().filter(key -> "COMPLETED".equals(settled.get(key))).count();
+    summary("CLAIM PARK " + label, storm, seed, faultsInjected, repeated, 0, ", completed " + completed
+        + ", parked " + parkedKeys.size() + " (of them with the effect done "
+        + parkedKeys.stream().filter(key -> delegate.externalEffects(key) == 1).count() + "), in progress after"
+        + " the storm and parked after their lease " + inProgress.size() + ", lease lost " + storm.leaseLost.size()
+        + ", commit unknown " + storm.commitUnknown.size());
+    assertEquals(0, repeated, "no external effect repeated (seed " + seed + ")");
+    for (String key : storm.allKeys()) {
+      String state = settled.get(key);
+      assertTrue(state == null || "COMPLETED".equals(state) || "OUTCOME_UNKNOWN".equals(state),
+          key + " is " + state + " (seed " + seed + ")");
+      if (state == null) {
+        assertEquals(0, delegate.externalEffects(key), key + " has no record, so it never ran");
+      }
+    }
+    assertEquals(0, Tables.inProgressPastLease(direct, scope, Long.MAX_VALUE), "no record left in progress");
+    // An operator settles each parked key by asking the external system (here: the delegate's count).
+    for (String key : parkedKeys) {
+      IdempotencyRecord record = runtime.inspect(scope, key).orElseThrow();
+      assertEquals(IdempotencyRecord.State.OUTCOME_UNKNOWN, record.state(), key);
+      long amount = Storm.amountOf(key);
+      if (delegate.externalEffects(key) == 1) {
+        assertTrue(runtime.resolve(scope, key, "{\"key\":\"" + key + "\",\"amount\":" + amount
+            + ",\"execution\":0}"), key);
+        assertEquals(new Ledger.Entry(key, amount, 0), ledger.chargeParked(key, amount), key + " replays");
+      } else {
+        assertTrue(runtime.forget(scope, key), key);
+        assertEquals(key, ledger.chargeParked(key, amount).key(), key + " runs now");
+      }
+      assertEquals(1, delegate.externalEffects(key), key + ": exactly one effect after settling");
+    }
   }
 
   private static List<String> inProgress(Storm storm, DataSource direct, String scope) {

@@ -46,6 +46,21 @@ abstract class StormContract extends FaultContract {
   }
 
   @Test
+  void parkingClaimStormWithRandomCutsRepeatsNoExternalEffectAndParksResolvableKeys() throws Exception {
+    long seed = System.nanoTime();
+    // The storm of issue 24: 8 threads, 100 keys, a 1 s lease, connections cut at random.
+    Storm storm = new Storm("park-", 8, 100, COPIES, 200);
+    proxy.randomCuts(seed, CUT_PROBABILITY);
+    storm.run(ledger::chargeParked, seed, 80, cutAllNowAndThen());
+    proxy.heal();
+    // The settling below runs through the runtime, as an operator's would: on connections opened after the cuts.
+    pool.getHikariPoolMXBean().softEvictConnections();
+    assertTrue(proxy.faultsInjected() > 0, "the storm met faults");
+    StormChecks.parked("on " + database().displayName(), storm, seed, proxy.faultsInjected(), ledger, delegate,
+        runtime, database.dataSource());
+  }
+
+  @Test
   void claimStormWithRandomCutsNeverRepeatsAnExternalEffect() throws Exception {
     long seed = System.nanoTime();
     Storm storm = new Storm("claim-", THREADS, KEYS, COPIES, 200);

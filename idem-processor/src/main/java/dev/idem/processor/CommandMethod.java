@@ -27,11 +27,14 @@ import javax.lang.model.type.TypeMirror;
  * @param waitTimeout ({@link Mode#CLAIM}, {@link InFlight#WAIT}) as written in the annotation, checked to parse
  * @param replayOn the business failures stored and replayed, in the annotation's order
  * @param keyTime whether the key's first part carries its time (checked to be a String, or a UUID for UUID_V7)
+ * @param onExpiredLease ({@link Mode#CLAIM}) the {@code dev.idem.ExpiredLease} constant's name
+ * @param onUndeclaredFailure ({@link Mode#CLAIM}) the {@code dev.idem.UndeclaredFailure} constant's name
  */
 record CommandMethod(ExecutableElement method, ExecutableType type, String scope,
                      CodecTypeReader.Shape resultShape, String retention,
                      List<KeyPart> keyParts, List<String> payloadParameters, Mode mode, String lease,
-                     InFlight onInFlight, String waitTimeout, List<ReplayedFailure> replayOn, KeyTime keyTime)
+                     InFlight onInFlight, String waitTimeout, List<ReplayedFailure> replayOn, KeyTime keyTime,
+                     String onExpiredLease, String onUndeclaredFailure)
     implements MethodModel {
 
   CommandMethod {

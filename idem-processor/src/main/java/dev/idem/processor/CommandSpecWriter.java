@@ -91,6 +91,10 @@ final class CommandSpecWriter {
     if (command.keyTime() != KeyTime.NONE) {
       initializer.add("\n.withKeyTime($T.$L)", KeyTime.class, command.keyTime());
     }
+    if (claim && (!command.onExpiredLease().equals("TAKE_OVER") || !command.onUndeclaredFailure().equals("RELEASE"))) {
+      initializer.add("\n.parking($T.$L, $T.$L)", ClassName.get("dev.idem", "ExpiredLease"), command.onExpiredLease(),
+          ClassName.get("dev.idem", "UndeclaredFailure"), command.onUndeclaredFailure());
+    }
     initializer.unindent().unindent().unindent().unindent();
     return FieldSpec.builder(ParameterizedTypeName.get(COMMAND_SPEC, resultName), name,
             Modifier.PRIVATE, Modifier.STATIC, Modifier.FINAL)

@@ -92,6 +92,18 @@ final class CommandValidator {
 
     Mode mode = Mode.valueOf(enumConstant(command, "mode"));
     InFlight onInFlight = InFlight.valueOf(enumConstant(command, "onInFlight"));
+    String onExpiredLease = enumConstant(command, "onExpiredLease");
+    String onUndeclaredFailure = enumConstant(command, "onUndeclaredFailure");
+    if (mode != Mode.CLAIM) {
+      for (String policy : List.of("onExpiredLease", "onUndeclaredFailure")) {
+        Optional<? extends AnnotationValue> explicit = Annotations.explicitValue(command, policy);
+        if (explicit.isPresent()) {
+          report.report(Message.CLAIM_POLICY_WITHOUT_CLAIM, method, command, explicit.get(), method.getSimpleName(),
+              policy, policy);
+          valid = false;
+        }
+      }
+    }
     List<ReplayedFailure> replayOn = new ArrayList<>();
     @SuppressWarnings("unchecked")
     List<? extends AnnotationValue> listed =
@@ -180,7 +192,7 @@ final class CommandValidator {
     CommandMethod commandMethod = new CommandMethod(method, type, scope, resultShape, retention, keyParts, payload,
         mode,
         Annotations.stringValue(command, "lease"), onInFlight, Annotations.stringValue(command, "waitTimeout"),
-        replayOn, keyTime);
+        replayOn, keyTime, onExpiredLease, onUndeclaredFailure);
     Optional<MethodModel> model = batch.model(commandMethod, command, report);
     if (model.isEmpty() || !scopes.register(scope, method, command, report)) {
       return Optional.empty();

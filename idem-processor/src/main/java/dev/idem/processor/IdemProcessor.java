@@ -35,7 +35,7 @@ public final class IdemProcessor extends AbstractProcessor {
 
   /** The annotations whose presence makes an interface a service that idem implements. */
   private static final List<String> METHOD_ANNOTATIONS =
-      List.of(Annotations.IDEMPOTENT_COMMAND, Annotations.STATE_TRANSITION);
+      List.of(Annotations.IDEMPOTENT_COMMAND, Annotations.STATE_TRANSITION, Annotations.SINGLE_FLIGHT);
 
   private final Set<String> deferred = new LinkedHashSet<>();
   private final Set<String> processed = new HashSet<>();

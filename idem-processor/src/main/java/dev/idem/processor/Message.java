@@ -56,6 +56,11 @@ enum Message {
       "IDEM-012",
       "@IdempotencyKey on parameter %s has no effect because %s is not annotated @IdempotentCommand. Annotate the"
           + " method or remove @IdempotencyKey."),
+  CLAIM_POLICY_WITHOUT_CLAIM(
+      "IDEM-016",
+      "%s sets %s, which applies to mode = Mode.CLAIM only: a TRANSACTIONAL command records its outcome in the"
+          + " body's transaction, so it has no lease to expire and no claim to release. Set mode = Mode.CLAIM, or"
+          + " remove %s."),
   // IDEM-013 is retired (it rejected mode = CLAIM before idem supported it); tags are never reused.
   REPLAY_ON_NOT_THROWN(
       "IDEM-014",
@@ -160,6 +165,37 @@ enum Message {
       "%s returns %s, which would be stored but could not be read back: %s is dropped by %s, but %s needs it to"
           + " create the result. Remove %s (if your API serves this type as JSON, serve a separate type there), or"
           + " leave the property out of the type."),
+
+  // Single-flight methods (@SingleFlight): IDEM-09x.
+  SINGLE_FLIGHT_DURATION_INVALID(
+      "IDEM-090",
+      "@SingleFlight %s = \"%s\" is not %s ISO-8601 duration. Write a duration such as \"PT10M\" or \"PT5S\""
+          + " (months and years are not durations: use days, e.g. \"P1D\")."),
+  SINGLE_FLIGHT_AT_LEAST_NOT_BELOW_AT_MOST(
+      "IDEM-091",
+      "@SingleFlight on %s holds the lock at least %s (lockAtLeastFor) but at most %s (lockAtMostFor), so the lease"
+          + " would end before the lock may be released. Make lockAtLeastFor shorter than lockAtMostFor."),
+  SINGLE_FLIGHT_RETURN_TYPE(
+      "IDEM-092",
+      "@SingleFlight method %s returns %s, but a call that does not get the lock must return something that says"
+          + " \"not run here\". Declare it void, or Optional<%s>: empty when another instance holds the lock."),
+  SINGLE_FLIGHT_NAME_DUPLICATE(
+      "IDEM-093",
+      "Lock name \"%s\" is already used by %s. Two methods sharing a lock exclude each other and share fencing"
+          + " tokens: give one of them a name of its own, or call one from the other."),
+  SINGLE_FLIGHT_NAME_INVALID(
+      "IDEM-094",
+      "@SingleFlight name = \"%s\" must be 1 to 255 characters, without leading or trailing whitespace, because it"
+          + " is the key of the lock's row. Choose a name such as \"reports.nightly\"."),
+  SINGLE_FLIGHT_AND_COMMAND(
+      "IDEM-095",
+      "%s is annotated both @SingleFlight and @%s. A single-flight job has no idempotency key, and a command or"
+          + " transition already runs once per key or guard; keep one annotation, and call the command from the"
+          + " job's body if the job must run it."),
+  SINGLE_FLIGHT_WAIT_TIMEOUT_WITHOUT_WAIT(
+      "IDEM-096",
+      "@SingleFlight on %s sets waitTimeout, which only onBusy = OnBusy.WAIT uses: with OnBusy.SKIP a busy call"
+          + " returns at once. Set onBusy = OnBusy.WAIT, or remove waitTimeout."),
 
   // Interfaces as users write them: IDEM-06x.
   GENERIC_INHERITING_INTERFACE(

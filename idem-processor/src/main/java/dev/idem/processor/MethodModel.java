@@ -4,7 +4,8 @@ import javax.lang.model.element.ExecutableElement;
 import javax.lang.model.type.ExecutableType;
 
 /** One method of the generated implementation. */
-sealed interface MethodModel permits CommandMethod, BatchMethod, ForwardedMethod, TransitionMethod {
+sealed interface MethodModel permits CommandMethod, BatchMethod, ForwardedMethod, TransitionMethod,
+    SingleFlightMethod {
 
   /** The interface method being implemented. */
   ExecutableElement method();

@@ -24,6 +24,7 @@ final class RuntimeNames {
   static final ClassName COMMAND_BODY = ClassName.get(INTERNAL_PACKAGE, "CommandBody");
   static final ClassName REPLAYABLE_FAILURE = ClassName.get(INTERNAL_PACKAGE, "ReplayableFailure");
   static final ClassName TRANSITION_SPEC = ClassName.get(INTERNAL_PACKAGE, "TransitionSpec");
+  static final ClassName SINGLE_FLIGHT_SPEC = ClassName.get(INTERNAL_PACKAGE, "SingleFlightSpec");
 
   private RuntimeNames() {}
 }

@@ -21,7 +21,7 @@ record ServiceModel(TypeElement type, DeclaredType declaredType, ClassName gener
   boolean needsDelegate() {
     return methods.stream()
         .anyMatch(method -> method instanceof CommandMethod || method instanceof BatchMethod
-            || method instanceof ForwardedMethod);
+            || method instanceof ForwardedMethod || method instanceof SingleFlightMethod);
   }
 
   /**

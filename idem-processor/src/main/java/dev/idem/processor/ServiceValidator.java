@@ -28,6 +28,7 @@ final class ServiceValidator {
   private final Types types;
   private final CommandValidator commands;
   private final TransitionValidator transitions;
+  private final SingleFlightValidator singleFlights;
   /** Object's overridable methods, read once: a class-file type whose symbols javac keeps across rounds. */
   private List<ExecutableElement> objectMethods;
 
@@ -36,6 +37,7 @@ final class ServiceValidator {
     this.types = env.getTypeUtils();
     this.commands = new CommandValidator(env, scopes);
     this.transitions = new TransitionValidator(env);
+    this.singleFlights = new SingleFlightValidator();
   }
 
   Optional<ServiceModel> validate(TypeElement service, ValidationReport report) {
@@ -66,6 +68,18 @@ final class ServiceValidator {
       }
       Optional<AnnotationMirror> command = Annotations.find(method, Annotations.IDEMPOTENT_COMMAND);
       Optional<AnnotationMirror> transition = Annotations.find(method, Annotations.STATE_TRANSITION);
+      Optional<AnnotationMirror> singleFlight = Annotations.find(method, Annotations.SINGLE_FLIGHT);
+      if (singleFlight.isPresent()) {
+        if (command.isPresent() || transition.isPresent()) {
+          report.report(Message.SINGLE_FLIGHT_AND_COMMAND, method, singleFlight.get(), method.getSimpleName(),
+              command.isPresent() ? "IdempotentCommand" : "StateTransition");
+          continue;
+        }
+        reportStrayKeys(method, report);
+        reportStrayTransitionParameters(method, report);
+        singleFlights.validate(method, type, singleFlight.get(), report).ifPresent(methods::add);
+        continue;
+      }
       if (transition.isPresent()) {
         if (command.isPresent()) {
           report.report(Message.TRANSITION_AND_COMMAND, method, command.get(), method.getSimpleName());
@@ -94,7 +108,8 @@ final class ServiceValidator {
   private static boolean declaresAnnotatedMethods(TypeElement service) {
     return ElementFilter.methodsIn(service.getEnclosedElements()).stream()
         .anyMatch(method -> Annotations.find(method, Annotations.IDEMPOTENT_COMMAND).isPresent()
-            || Annotations.find(method, Annotations.STATE_TRANSITION).isPresent());
+            || Annotations.find(method, Annotations.STATE_TRANSITION).isPresent()
+            || Annotations.find(method, Annotations.SINGLE_FLIGHT).isPresent());
   }
 
   /**
@@ -191,7 +206,8 @@ final class ServiceValidator {
         continue;
       }
       boolean annotated = false;
-      for (String annotationName : List.of(Annotations.IDEMPOTENT_COMMAND, Annotations.STATE_TRANSITION)) {
+      for (String annotationName : List.of(Annotations.IDEMPOTENT_COMMAND, Annotations.STATE_TRANSITION,
+          Annotations.SINGLE_FLIGHT)) {
         Optional<AnnotationMirror> annotation = Annotations.find(method, annotationName);
         if (annotation.isPresent()) {
           Misplaced.report(method, annotation.get(), annotationName, report);

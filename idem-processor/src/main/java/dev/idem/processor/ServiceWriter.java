@@ -3,6 +3,7 @@ package dev.idem.processor;
 import static dev.idem.processor.RuntimeNames.COMMAND_BODY;
 import static dev.idem.processor.RuntimeNames.IDEM_ENGINE;
 import static dev.idem.processor.RuntimeNames.IDEM_RUNTIME;
+import static dev.idem.processor.RuntimeNames.SINGLE_FLIGHT_SPEC;
 
 import com.palantir.javapoet.AnnotationSpec;
 import com.palantir.javapoet.ClassName;
@@ -27,6 +28,7 @@ import java.util.List;
 import java.util.Locale;
 import java.util.Map;
 import java.util.Objects;
+import java.util.Optional;
 import java.util.Set;
 import java.util.regex.Pattern;
 import java.util.stream.Collectors;
@@ -55,6 +57,8 @@ final class ServiceWriter extends SourceFileGenerator<ServiceModel> {
 
   /** The qualifier nested in a generated class that has a delegate, where a DI API is on the class path. */
   static final String DELEGATE_QUALIFIER = "Delegate";
+  /** The annotation's enum, named as is in the generated spec: {@code OnBusy.SKIP}. */
+  private static final ClassName ON_BUSY = ClassName.get("dev.idem", "OnBusy");
 
   private final Types types;
   private final DependencyInjection injection;
@@ -99,6 +103,10 @@ final class ServiceWriter extends SourceFileGenerator<ServiceModel> {
       type.addJavadoc("\n<p>Each {@code @IdempotentCommand} method runs once per key and replays its first result to"
           + " every retry;\nthe other methods are forwarded to the delegate unchanged. Do not edit: changes are"
           + " lost on the next build.\n");
+    }
+    if (model.methods().stream().anyMatch(method -> method instanceof SingleFlightMethod)) {
+      type.addJavadoc("\n<p>Each {@code @SingleFlight} method runs the delegate's method on one instance at a time,"
+          + " under its lock;\na call that does not get the lock returns without running it.\n");
     }
     if (!model.transitionsByEntity().isEmpty()) {
       // A service of transitions only has no delegate, so the paragraph above would not be true of it.
@@ -148,6 +156,10 @@ final class ServiceWriter extends SourceFileGenerator<ServiceModel> {
         MethodSpec.Builder builder = MethodSpec.overriding(transition.method(), model.declaredType(), types);
         TransitionWriter.method(builder, transition, specName, field(transition, ENGINE));
         methods.add(builder.build());
+      } else if (method instanceof SingleFlightMethod singleFlight) {
+        String specName = uniqueName(constantName(singleFlight.method()), constantNames);
+        type.addField(singleFlightSpec(singleFlight, specName));
+        methods.add(singleFlightMethod(model, singleFlight, specName));
       } else if (method instanceof ForwardedMethod forwarded) {
         methods.add(forwardedMethod(model, forwarded));
       }
@@ -249,6 +261,42 @@ final class ServiceWriter extends SourceFileGenerator<ServiceModel> {
       method.addStatement("$L", execute);
     } else {
       method.addStatement("return $L", execute);
+    }
+    return method.build();
+  }
+
+  /** {@code private static final SingleFlightSpec NIGHTLY_REPORT = SingleFlightSpec.of(...)}, parsed once. */
+  private static FieldSpec singleFlightSpec(SingleFlightMethod singleFlight, String specName) {
+    return FieldSpec.builder(SINGLE_FLIGHT_SPEC, specName, Modifier.PRIVATE, Modifier.STATIC, Modifier.FINAL)
+        .initializer("$T.of($S, $S, $S, $T.$L, $S)", SINGLE_FLIGHT_SPEC, singleFlight.name(),
+            singleFlight.lockAtMostFor(), singleFlight.lockAtLeastFor(), ON_BUSY, singleFlight.onBusy(),
+            singleFlight.waitTimeout())
+        .build();
+  }
+
+  /**
+   * The delegate's call as the body of {@code idem.singleFlight}: a void method returns when the lock is busy, an
+   * {@code Optional} method returns {@code Optional.empty()}.
+   */
+  private MethodSpec singleFlightMethod(ServiceModel model, SingleFlightMethod singleFlight, String specName) {
+    MethodSpec.Builder method = MethodSpec.overriding(singleFlight.method(), model.declaredType(), types);
+    Set<String> names = singleFlight.method().getParameters().stream()
+        .map(parameter -> parameter.getSimpleName().toString())
+        .collect(Collectors.toCollection(HashSet::new));
+    names.add(specName);
+    CodeBlock call = CodeBlock.of("$N.$N($L)", field(singleFlight, DELEGATE), singleFlight.method().getSimpleName(),
+        arguments(singleFlight));
+    String bodyName = LocalNames.unique("body", names);
+    String runtime = field(singleFlight, ENGINE);
+    if (singleFlight.returnsOptional()) {
+      TypeName result = TypeName.get(singleFlight.type().getReturnType());
+      method.addStatement("$T $N = () -> $L", ParameterizedTypeName.get(COMMAND_BODY, result), bodyName, call);
+      method.addStatement("return $N.<$T>singleFlight($N, $T.empty(), $N)", runtime, result, specName,
+          Optional.class, bodyName);
+    } else {
+      method.addCode("$T $N = () -> {\n$>$L;\nreturn null;\n$<};\n",
+          ParameterizedTypeName.get(COMMAND_BODY, ClassName.get(Void.class)), bodyName, call);
+      method.addStatement("$N.<$T>singleFlight($N, null, $N)", runtime, Void.class, specName, bodyName);
     }
     return method.build();
   }

@@ -21,7 +21,7 @@ import org.junit.jupiter.params.provider.ValueSource;
 /**
  * Pins the generated source of a representative service ({@code golden/shop/OrderService.java}, the nested
  * {@code Warehouse.Stock}, and the transitions of {@code Shipping}, whose entity's names need quoting, so that its
- * SQL differs between MariaDB and the other dialects) against the files under {@code golden/expected}, both as Java
+ * SQL differs between MariaDB and the other dialects, and the single-flight jobs of {@code Jobs}) against the files under {@code golden/expected}, both as Java
  * (hasSourceEquivalentTo) and as exact text, so that a change of formatting is noticed in review as well.
  *
  * <p>To regenerate the golden files after an intended change of the generated code, run
@@ -46,7 +46,8 @@ class GoldenFileTest {
       "golden/shop/LegacyRefund.java",
       "golden/shop/PaymentDeclinedException.java", "golden/shop/OutOfStockException.java",
       "golden/shop/Warehouse.java",
-      "golden/shop/Shipping.java", "golden/shop/Shipment.java");
+      "golden/shop/Shipping.java", "golden/shop/Shipment.java",
+      "golden/shop/Jobs.java");
 
   private static Compilation compilation;
 
@@ -58,7 +59,8 @@ class GoldenFileTest {
   }
 
   @ParameterizedTest(name = "{0}")
-  @ValueSource(strings = {"shop.OrderService_Idempotent", "shop.Warehouse_Stock_Idempotent", "shop.Shipping_Idempotent"})
+  @ValueSource(strings = {"shop.OrderService_Idempotent", "shop.Warehouse_Stock_Idempotent", "shop.Shipping_Idempotent",
+      "shop.Jobs_Idempotent"})
   void generatedSourceMatchesTheGoldenFile(String generatedClass) throws IOException {
     String golden = "golden/expected/" + generatedClass.replace('.', '/') + ".java";
     JavaFileObject generated = compilation.generatedSourceFile(generatedClass)

@@ -290,7 +290,37 @@ class NegativeDiagnosticsTest {
         new Case("negative/BatchClaimMode.java", Message.BATCH_NOT_TRANSACTIONAL,
             "mode = Mode.CLAIM", ".CLAIM", // javac's caret for a qualified constant is the dot
             List.of("Batch method onOrdersPaid sets mode, which batch handlers do not support",
-                "a failure rolls the whole batch back for the broker to redeliver. Remove mode.")));
+                "a failure rolls the whole batch back for the broker to redeliver. Remove mode.")),
+        new Case("negative/ClaimPolicyWithoutClaim.java", Message.CLAIM_POLICY_WITHOUT_CLAIM,
+            "onExpiredLease = ExpiredLease.PARK", ".PARK",
+            List.of("charge sets onExpiredLease, which applies to mode = Mode.CLAIM only",
+                "Set mode = Mode.CLAIM, or remove onExpiredLease")),
+        new Case("negative/SingleFlightDurationInvalid.java", Message.SINGLE_FLIGHT_DURATION_INVALID,
+            "lockAtMostFor = \"10 minutes\"", "\"10 minutes\"",
+            List.of("@SingleFlight lockAtMostFor = \"10 minutes\" is not a positive (at least one millisecond)"
+                + " ISO-8601 duration", "Write a duration such as \"PT10M\"")),
+        new Case("negative/SingleFlightAtLeastNotBelowAtMost.java", Message.SINGLE_FLIGHT_AT_LEAST_NOT_BELOW_AT_MOST,
+            "lockAtLeastFor = \"PT5M\"", "\"PT5M\"",
+            List.of("@SingleFlight on nightlyReport holds the lock at least PT5M (lockAtLeastFor) but at most PT1M",
+                "Make lockAtLeastFor shorter than lockAtMostFor")),
+        new Case("negative/SingleFlightReturnsValue.java", Message.SINGLE_FLIGHT_RETURN_TYPE,
+            "int nightlyReport(", "nightlyReport",
+            List.of("@SingleFlight method nightlyReport returns int", "Declare it void, or Optional<Integer>")),
+        new Case("negative/SingleFlightNameInvalid.java", Message.SINGLE_FLIGHT_NAME_INVALID,
+            "name = \" nightly\"", "\" nightly\"",
+            List.of("@SingleFlight name = \" nightly\" must be 1 to 255 characters, without leading or trailing"
+                + " whitespace", "Choose a name such as \"reports.nightly\"")),
+        new Case("negative/SingleFlightAndCommand.java", Message.SINGLE_FLIGHT_AND_COMMAND,
+            "@SingleFlight", "@SingleFlight",
+            List.of("settle is annotated both @SingleFlight and @IdempotentCommand", "keep one annotation")),
+        new Case("negative/SingleFlightWaitTimeoutWithoutWait.java", Message.SINGLE_FLIGHT_WAIT_TIMEOUT_WITHOUT_WAIT,
+            "waitTimeout = \"PT30S\"", "\"PT30S\"",
+            List.of("@SingleFlight on nightlyReport sets waitTimeout, which only onBusy = OnBusy.WAIT uses",
+                "Set onBusy = OnBusy.WAIT, or remove waitTimeout")),
+        new Case("negative/SingleFlightNameDuplicate.java", Message.SINGLE_FLIGHT_NAME_DUPLICATE,
+            "@SingleFlight(name = \"reports\", lockAtMostFor = \"PT5M\")", "@SingleFlight",
+            List.of("Lock name \"reports\" is already used by com.example.jobs.SingleFlightNameDuplicate"
+                + ".nightlyReport()", "give one of them a name of its own")));
   }
 
   @ParameterizedTest(name = "{0}")

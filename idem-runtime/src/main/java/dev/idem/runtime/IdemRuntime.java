@@ -3,12 +3,14 @@ package dev.idem.runtime;
 import com.fasterxml.jackson.databind.ObjectMapper;
 import dev.idem.runtime.internal.IdemEngine;
 import dev.idem.runtime.internal.IdemEngine.Limits;
+import dev.idem.runtime.internal.SingleFlightSpec;
 import java.sql.Connection;
 import java.time.Clock;
 import java.time.Duration;
 import java.util.List;
 import java.util.Objects;
 import java.util.Optional;
+import java.util.function.Supplier;
 import java.util.regex.Pattern;
 import javax.sql.DataSource;
 
@@ -209,6 +211,69 @@ public final class IdemRuntime implements AutoCloseable {
   // ------------------------------------------------------------------------------------------------
   // Housekeeping
 
+  // ------------------------------------------------------------------------------------------------
+  // Single-flight: work that runs on one instance at a time (what @SingleFlight generates, for hand-written code).
+
+  /**
+   * Runs {@code body} if this call gets the single-flight lock {@code name}, on one instance at a time across every
+   * runtime on the lock store; returns at once, without running it, if another instance holds the lock. While the
+   * body runs a watchdog renews the lease every third of {@code lockAtMostFor}; if the lease is lost, the body's
+   * thread is interrupted, {@link IdempotencyListener#lockLost} fires and this call throws
+   * {@link SingleFlightLockLostException}. The body reads its fencing token with {@link #fencingToken()}.
+   *
+   * @param name the lock's name, 1 to 255 characters
+   * @param lockAtMostFor the lease: how long others wait if this instance dies holding it
+   * @param lockAtLeastFor how long the lock stays held after it was taken, however soon the body ends; less than
+   *     {@code lockAtMostFor}
+   * @param body the work
+   * @return true if the body ran here
+   * @throws SingleFlightLockLostException if the lease was lost while the body ran
+   * @throws IdempotencyStoreException if the lock store cannot be reached to take the lock
+   * @throws IllegalArgumentException if a duration or the name breaks the rules above
+   */
+  public boolean runSingleFlight(String name, Duration lockAtMostFor, Duration lockAtLeastFor, Runnable body) {
+    Objects.requireNonNull(body, "body");
+    return singleFlight(name, lockAtMostFor, lockAtLeastFor, () -> {
+      body.run();
+      return Boolean.TRUE;
+    }).isPresent();
+  }
+
+  /**
+   * As {@link #runSingleFlight}, for a body with a result.
+   *
+   * @param name the lock's name
+   * @param lockAtMostFor the lease
+   * @param lockAtLeastFor the least time the lock is held
+   * @param body the work
+   * @param <T> the result's type
+   * @return the body's result; empty if another instance held the lock (or the body returned null)
+   */
+  public <T> Optional<T> singleFlight(String name, Duration lockAtMostFor, Duration lockAtLeastFor,
+      Supplier<? extends T> body) {
+    Objects.requireNonNull(body, "body");
+    SingleFlightSpec spec = IdemEngine.singleFlightSpec(name, lockAtMostFor,
+        lockAtLeastFor);
+    return engine.<Optional<T>>singleFlight(spec, Optional.empty(), () -> Optional.ofNullable(body.get()));
+  }
+
+  /**
+   * The fencing token of the single-flight body running on this thread: strictly greater than that of every earlier
+   * acquisition of the same lock. Pass it to the storage the body writes (see {@link FencedUpdate}).
+   *
+   * @return the token
+   * @throws IllegalStateException outside a single-flight body
+   */
+  public long fencingToken() {
+    return engine.fencingToken().orElseThrow(() -> new IllegalStateException(
+        "fencingToken() is only known inside a single-flight body (@SingleFlight or runtime.singleFlight)"));
+  }
+
+  /** @return where this runtime's single-flight locks live (the builder's, or the idem_lock table) */
+  public LockProvider lockProvider() {
+    return engine.lockProvider();
+  }
+
   /**
    * Creates the table and its expiry index if they do not exist; safe to call repeatedly. Runs the
    * dialect's DDL resource ({@code dev/idem/runtime/schema/<dialect>.sql}) with the table name
@@ -365,6 +430,7 @@ public final class IdemRuntime implements AutoCloseable {
     private int maxResultSize = Limits.DEFAULT_MAX_RESULT_SIZE;
     private boolean databaseTime = true;
     private boolean bodiesNeverCommitImplicitly;
+    private LockProvider lockProvider;
     private TransactionBinding transactionBinding;
     private Duration purgeInterval;
     private int purgeBatchSize;
@@ -625,6 +691,19 @@ public final class IdemRuntime implements AutoCloseable {
     }
 
     /**
+     * Where single-flight locks live ({@code @SingleFlight}, {@link IdemRuntime#singleFlight}). Default: the
+     * {@code idem_lock} table on this runtime's data source, with every lease decided by the database's clock and
+     * fencing tokens increased in the statement that takes the lease.
+     *
+     * @param provider the lock store
+     * @return this builder
+     */
+    public Builder lockProvider(LockProvider provider) {
+      this.lockProvider = Objects.requireNonNull(provider, "provider");
+      return this;
+    }
+
+    /**
      * Purges expired records every {@code interval} on a daemon thread of the runtime's own, started by
      * {@link #build()} and stopped by {@link IdemRuntime#close()}: each run is {@link IdemRuntime#purgeExpired(int)}
      * with {@code batchSize}, the first one {@code interval} after the build. A failed run is logged and reported to
@@ -805,7 +884,8 @@ public final class IdemRuntime implements AutoCloseable {
           allowedKeyPunctuation, clock, objectMapper, listener, resultCacheEnabled ? resultCacheSize : 0,
           transitionListener, logTransitions, maxResultSize, transactionBinding, purgeInterval, purgeBatchSize,
           databaseTime, bodiesNeverCommitImplicitly, keepAfterDedupWindow, layout, archiveSchema,
-          switchedFrom, keepTransitionLogFor, frontTier, frontTierInFlight)));
+          switchedFrom, keepTransitionLogFor, frontTier, frontTierInFlight,
+          lockProvider)));
     }
   }
 }

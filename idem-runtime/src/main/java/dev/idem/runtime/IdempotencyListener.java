@@ -212,4 +212,14 @@ public interface IdempotencyListener {
    * @param failure what failed; partitions created, dropped or archived before it stay so
    */
   default void partitionMaintenanceFailed(String tableName, Throwable failure) {}
+
+  /**
+   * A single-flight body's lease was lost while it ran (a renewal was refused, or none succeeded before the lease
+   * would end): its thread has just been interrupted, and its call will throw
+   * {@link SingleFlightLockLostException}.
+   *
+   * @param lockName the lock's name
+   * @param fencingToken the lost lease's fencing token
+   */
+  default void lockLost(String lockName, long fencingToken) {}
 }

@@ -88,6 +88,8 @@ abstract class FlywayMigrationContractTest extends DatabaseContract {
         statements(resource("dev/idem/runtime/flyway/" + dialect + "/V1__idem_record.sql")));
     assertEquals(statements(resource("dev/idem/runtime/schema/transition-log-" + dialect + ".sql")),
         statements(resource("dev/idem/runtime/flyway/" + dialect + "/V2__idem_transition_log.sql")));
+    assertEquals(statements(resource("dev/idem/runtime/schema/lock-" + dialect + ".sql")),
+        statements(resource("dev/idem/runtime/flyway/" + dialect + "/V3__idem_lock.sql")));
   }
 
   /** The script's statements without comments, whitespace collapsed (idem's DDL has no '--' or ';' in literals). */
@@ -109,12 +111,12 @@ abstract class FlywayMigrationContractTest extends DatabaseContract {
   }
 
   @Test
-  void flywayAppliesBothMigrationsOnceAndValidatesThem() {
-    assertEquals(2, firstMigration.migrationsExecuted);
-    assertEquals("2", firstMigration.targetSchemaVersion);
+  void flywayAppliesEveryMigrationOnceAndValidatesThem() {
+    assertEquals(3, firstMigration.migrationsExecuted);
+    assertEquals("3", firstMigration.targetSchemaVersion);
     assertEquals(0, flyway().migrate().migrationsExecuted, "a second run finds nothing to do");
     flyway().validate();
-    assertEquals(2, flyway().info().applied().length, "both recorded in idem's own history table");
+    assertEquals(3, flyway().info().applied().length, "all recorded in idem's own history table");
   }
 
   @Test
@@ -172,8 +174,10 @@ abstract class FlywayMigrationContractTest extends DatabaseContract {
       Flyway adopting = Flyway.configure().dataSource(existing.dataSource())
           .locations("classpath:dev/idem/runtime/flyway/" + dialectDirectory()).table("idem_schema_history")
           .baselineOnMigrate(true).baselineVersion("2").load();
-      assertEquals(0, adopting.migrate().migrationsExecuted);
-      assertEquals("2", adopting.info().current().getVersion().getVersion());
+      // The documented baseline for tables an idem before the lock table made; V3 finds idem_lock there and
+      // creates nothing (CREATE TABLE IF NOT EXISTS), and creates it where an older createSchema() did not.
+      assertEquals(1, adopting.migrate().migrationsExecuted);
+      assertEquals("3", adopting.info().current().getVersion().getVersion());
       adopting.validate();
     }
   }
@@ -192,7 +196,7 @@ abstract class FlywayMigrationContractTest extends DatabaseContract {
   void aDatabaseThatHoldsTheApplicationsTablesIsMigratedWithBaselineVersionZero() {
     // Adding idem to an application whose tables exist (README, "Migrations"): idem's history table is new, so
     // Flyway sees a non-empty schema without history and refuses it; baselineOnMigrate with Flyway's default
-    // baseline version 1 would record V1 as done and never create idem_record; version 0 applies V1 and V2.
+    // baseline version 1 would record V1 as done and never create idem_record; version 0 applies V1, V2 and V3.
     String applicationTable = "CREATE TABLE customers (id BIGINT PRIMARY KEY)";
     try (IsolatedDatabase plain = IsolatedDatabase.open(database())) {
       plain.execute(applicationTable);
@@ -201,15 +205,15 @@ abstract class FlywayMigrationContractTest extends DatabaseContract {
     }
     try (IsolatedDatabase defaultBaseline = IsolatedDatabase.open(database())) {
       defaultBaseline.execute(applicationTable);
-      assertEquals(1, flywayOn(defaultBaseline, true, "1").migrate().migrationsExecuted, "only V2 ran");
+      assertEquals(2, flywayOn(defaultBaseline, true, "1").migrate().migrationsExecuted, "only V2 and V3 ran");
       IdemRuntime runtime = IdemRuntime.builder().dataSource(defaultBaseline.dataSource()).build();
       assertThrows(IdempotencyStoreException.class, () -> ledgerOn(runtime).credit("r-1", 1), "no idem_record");
     }
     try (IsolatedDatabase adopting = IsolatedDatabase.open(database())) {
       adopting.execute(applicationTable);
       Flyway flyway = flywayOn(adopting, true, "0");
-      assertEquals(2, flyway.migrate().migrationsExecuted);
-      assertEquals("2", flyway.info().current().getVersion().getVersion());
+      assertEquals(3, flyway.migrate().migrationsExecuted);
+      assertEquals("3", flyway.info().current().getVersion().getVersion());
       flyway.validate();
       IdemRuntime runtime = IdemRuntime.builder().dataSource(adopting.dataSource()).build();
       Ledger ledger = ledgerOn(runtime);
@@ -230,7 +234,7 @@ abstract class FlywayMigrationContractTest extends DatabaseContract {
     // The order the README gives: the application's Flyway, then idem's. The other way round, the application's
     // Flyway finds idem's tables in a schema without its history table and refuses it.
     try (IsolatedDatabase idemFirst = IsolatedDatabase.open(database())) {
-      assertEquals(2, flywayOn(idemFirst, true, "0").migrate().migrationsExecuted);
+      assertEquals(3, flywayOn(idemFirst, true, "0").migrate().migrationsExecuted);
       FlywayException refused =
           assertThrows(FlywayException.class, () -> applicationsFlywayOn(idemFirst).migrate());
       assertTrue(refused.getMessage().contains("non-empty schema"), refused.getMessage());
@@ -241,8 +245,8 @@ abstract class FlywayMigrationContractTest extends DatabaseContract {
         assertEquals(expected, applicationsFlywayOn(fresh).migrate().migrationsExecuted,
             "application, deploy " + deploy);
         Flyway idems = flywayOn(fresh, true, "0");
-        assertEquals(deploy == 1 ? 2 : 0, idems.migrate().migrationsExecuted, "idem, deploy " + deploy);
-        assertEquals("2", idems.info().current().getVersion().getVersion());
+        assertEquals(deploy == 1 ? 3 : 0, idems.migrate().migrationsExecuted, "idem, deploy " + deploy);
+        assertEquals("3", idems.info().current().getVersion().getVersion());
         idems.validate();
         applicationsFlywayOn(fresh).validate();
       }

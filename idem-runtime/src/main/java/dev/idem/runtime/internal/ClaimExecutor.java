@@ -10,7 +10,9 @@ import dev.idem.runtime.IdempotencyOutcomeUnknownException;
 import dev.idem.runtime.IdempotencyResultTooLargeException;
 import dev.idem.runtime.IdempotencyStoreException;
 import dev.idem.runtime.IdempotencyCommitUnknownException;
+import dev.idem.ExpiredLease;
 import dev.idem.InFlight;
+import dev.idem.UndeclaredFailure;
 import java.lang.System.Logger.Level;
 import java.sql.Connection;
 import java.sql.PreparedStatement;
@@ -304,6 +306,17 @@ final class ClaimExecutor {
             // Extending its lease in its open transaction: alive. The new lease end is not visible yet.
             row = new Row(row.state(), row.fingerprint(), null, null, row.expiresAt(), row.ownerToken(),
                 now + spec.leaseMillis(), null, row.createdAt());
+          } else if (spec.onExpiredLease() == ExpiredLease.PARK) {
+            // At-most-once: nobody may run the body again while nobody knows whether its effect happened.
+            String problem = "its lease ended before its owner recorded an outcome, and the command parks such keys"
+                + " (onExpiredLease = PARK): the external effect may or may not have happened";
+            if (markUnknown(connection, spec, key, row.ownerToken(), OutcomeNote.write(now, problem),
+                now + spec.retentionMillis())) {
+              listener.outcomeUnknown(scope, key);
+              throw new IdempotencyOutcomeUnknownException(scope, key, Instant.ofEpochMilli(now), problem, true,
+                  null);
+            }
+            continue; // its owner recorded the outcome, or another caller parked it first: the next round reads it
           } else if (takeOverLease(connection, spec, key, token, now, leaseUntil, row.ownerToken())) {
             listener.takenOver(scope, key);
             listener.claimed(scope, key);
@@ -423,17 +436,33 @@ final class ClaimExecutor {
     return Outcome.executed(value, completedRecord);
   }
 
-  /** The body threw: a business failure is stored like a result, anything else releases the claim. */
+  /**
+   * The body threw: a business failure is stored like a result; anything else releases the claim, or parks it as
+   * {@code OUTCOME_UNKNOWN} where the command declares {@link UndeclaredFailure#PARK}.
+   */
   private RuntimeException failed(Connection connection, CommandSpec<?> spec, String key, String fingerprint,
       String token, long createdAt, Throwable failure) {
     String scope = spec.scope();
     Quietly.rollback(connection);
     ReplayableFailure<?> replayable = spec.replayableFor(failure);
     String arguments = replayable == null ? null : captureQuietly(spec, key, replayable, failure);
-    String step = arguments == null ? "release" : "completion with the business failure";
+    boolean parks = arguments == null && spec.onUndeclaredFailure() == UndeclaredFailure.PARK;
+    String step = parks ? "park" : arguments == null ? "release" : "completion with the business failure";
     try {
       connection.setAutoCommit(true);
-      if (arguments == null) {
+      if (parks) {
+        long since = time.millis();
+        String problem = "its body threw " + failure.getClass().getName() + ", which replayOn does not list, and the"
+            + " command parks such keys (onUndeclaredFailure = PARK): the external effect may have happened before"
+            + " the exception";
+        if (markUnknown(connection, spec, key, token, OutcomeNote.write(since, problem),
+            since + spec.retentionMillis())) {
+          listener.outcomeUnknown(scope, key);
+        } else {
+          listener.leaseLost(scope, key);
+          return new IdempotencyLeaseLostException(scope, key, failure);
+        }
+      } else if (arguments == null) {
         if (release(connection, spec, key, token)) {
           listener.released(scope, key);
         }
@@ -452,8 +481,9 @@ final class ClaimExecutor {
     } catch (SQLException e) {
       // The body's exception matters more; the claim then holds until its lease ends, as after a crash.
       failure.addSuppressed(new IdempotencyStoreException("Recording the outcome of " + scope + " key '" + key
-          + "' failed (step: " + step + "); the claim holds until its lease ends, then a retry runs the command"
-          + " again", e));
+          + "' failed (step: " + step + "); the claim holds until its lease ends, then a retry "
+          + (spec.onExpiredLease() == ExpiredLease.PARK ? "parks the key as OUTCOME_UNKNOWN" : "runs the command again"),
+          e));
     }
     return Sneaky.rethrow(failure);
   }

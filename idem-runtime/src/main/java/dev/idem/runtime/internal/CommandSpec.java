@@ -1,8 +1,10 @@
 package dev.idem.runtime.internal;
 
+import dev.idem.ExpiredLease;
 import dev.idem.InFlight;
 import dev.idem.KeyTime;
 import dev.idem.Mode;
+import dev.idem.UndeclaredFailure;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
@@ -36,6 +38,8 @@ public final class CommandSpec<T> {
   private final Duration lease;
   private final long leaseMillis;
   private final InFlight onInFlight;
+  private final ExpiredLease onExpiredLease;
+  private final UndeclaredFailure onUndeclaredFailure;
   private final Duration waitTimeout;
   private final List<ReplayableFailure<?>> replayOn;
   private final String resultShape;
@@ -47,7 +51,8 @@ public final class CommandSpec<T> {
 
   private CommandSpec(String scope, ResultType<T> resultType, String resultShape, long retentionMillis,
       List<String> keyPartNames, List<String> payloadNames, String declaredBy, Mode mode, long leaseMillis,
-      InFlight onInFlight, long waitTimeoutMillis, List<ReplayableFailure<?>> replayOn, KeyTime keyTime) {
+      InFlight onInFlight, long waitTimeoutMillis, List<ReplayableFailure<?>> replayOn, KeyTime keyTime,
+      ExpiredLease onExpiredLease, UndeclaredFailure onUndeclaredFailure) {
     this.scope = checkScope(scope);
     this.keyTime = Objects.requireNonNull(keyTime, "keyTime");
     this.resultType = Objects.requireNonNull(resultType, "resultType");
@@ -59,6 +64,8 @@ public final class CommandSpec<T> {
     this.leaseMillis = positive(leaseMillis, "lease");
     this.lease = Duration.ofMillis(leaseMillis);
     this.onInFlight = Objects.requireNonNull(onInFlight, "onInFlight");
+    this.onExpiredLease = Objects.requireNonNull(onExpiredLease, "onExpiredLease");
+    this.onUndeclaredFailure = Objects.requireNonNull(onUndeclaredFailure, "onUndeclaredFailure");
     this.waitTimeout = Duration.ofMillis(positive(waitTimeoutMillis, "waitTimeout"));
     this.replayOn = replayOn;
     this.resultShape = resultShape != null ? checkResultShape(resultShape) : defaultResultShape(resultType);
@@ -81,7 +88,8 @@ public final class CommandSpec<T> {
    */
   public CommandSpec<T> withKeyTime(KeyTime keyTime) {
     return new CommandSpec<>(scope, resultType, resultShape, retentionMillis, keyPartNames, payloadNames, declaredBy,
-        mode, leaseMillis, onInFlight, waitTimeout.toMillis(), replayOn, keyTime);
+        mode, leaseMillis, onInFlight, waitTimeout.toMillis(), replayOn, keyTime, onExpiredLease,
+        onUndeclaredFailure);
   }
 
   /** @return whether the key's first part carries its time, and in which format */
@@ -110,7 +118,8 @@ public final class CommandSpec<T> {
       ReplayableFailure<?>... replayOn) {
     return new CommandSpec<>(scope, resultType, resultShape, retentionMillis, names(keyParts, "key part"),
         names(payload, "payload"), Objects.requireNonNull(declaredBy, "declaredBy"), Mode.TRANSACTIONAL,
-        DEFAULT_LEASE_MILLIS, InFlight.FAIL, DEFAULT_WAIT_TIMEOUT_MILLIS, replayable(replayOn), KeyTime.NONE);
+        DEFAULT_LEASE_MILLIS, InFlight.FAIL, DEFAULT_WAIT_TIMEOUT_MILLIS, replayable(replayOn), KeyTime.NONE,
+        ExpiredLease.TAKE_OVER, UndeclaredFailure.RELEASE);
   }
 
   /**
@@ -136,7 +145,25 @@ public final class CommandSpec<T> {
       InFlight onInFlight, long waitTimeoutMillis, ReplayableFailure<?>... replayOn) {
     return new CommandSpec<>(scope, resultType, resultShape, retentionMillis, names(keyParts, "key part"),
         names(payload, "payload"), Objects.requireNonNull(declaredBy, "declaredBy"), Mode.CLAIM, leaseMillis,
-        onInFlight, waitTimeoutMillis, replayable(replayOn), KeyTime.NONE);
+        onInFlight, waitTimeoutMillis, replayable(replayOn), KeyTime.NONE, ExpiredLease.TAKE_OVER,
+        UndeclaredFailure.RELEASE);
+  }
+
+  /**
+   * This {@link Mode#CLAIM} command with other policies for an ended lease and an undeclared failure; generated
+   * code calls it only where the annotation sets one.
+   *
+   * @param expiredLease what a lease that ended before an outcome was recorded means
+   * @param undeclaredFailure what a body's exception not listed in replayOn does to the key
+   * @return the spec with those policies
+   */
+  public CommandSpec<T> parking(ExpiredLease expiredLease, UndeclaredFailure undeclaredFailure) {
+    if (mode != Mode.CLAIM) {
+      throw new IllegalArgumentException("onExpiredLease and onUndeclaredFailure apply to CLAIM commands only");
+    }
+    return new CommandSpec<>(scope, resultType, resultShape, retentionMillis, keyPartNames, payloadNames,
+        declaredBy, mode, leaseMillis, onInFlight, waitTimeout.toMillis(), replayOn, keyTime, expiredLease,
+        undeclaredFailure);
   }
 
   private static String checkScope(String scope) {
@@ -266,6 +293,16 @@ public final class CommandSpec<T> {
     return onInFlight;
   }
 
+  /** @return ({@link Mode#CLAIM}) what a lease that ended before its owner recorded an outcome means */
+  public ExpiredLease onExpiredLease() {
+    return onExpiredLease;
+  }
+
+  /** @return ({@link Mode#CLAIM}) what a body's exception not listed in replayOn does to the key */
+  public UndeclaredFailure onUndeclaredFailure() {
+    return onUndeclaredFailure;
+  }
+
   /** @return ({@link Mode#CLAIM}, {@link InFlight#WAIT}) how long to wait for the other caller's result */
   public Duration waitTimeout() {
     return waitTimeout;
@@ -360,6 +397,8 @@ public final class CommandSpec<T> {
     private Mode mode = Mode.TRANSACTIONAL;
     private long leaseMillis = DEFAULT_LEASE_MILLIS;
     private InFlight onInFlight = InFlight.FAIL;
+    private ExpiredLease onExpiredLease = ExpiredLease.TAKE_OVER;
+    private UndeclaredFailure onUndeclaredFailure = UndeclaredFailure.RELEASE;
     private long waitTimeoutMillis = DEFAULT_WAIT_TIMEOUT_MILLIS;
     private final List<ReplayableFailure<?>> replayOn = new ArrayList<>(0);
     private String resultShape;
@@ -423,6 +462,30 @@ public final class CommandSpec<T> {
      */
     public Builder<T> lease(Duration lease) {
       this.leaseMillis = positive(lease, "lease").toMillis();
+      return this;
+    }
+
+    /**
+     * ({@link Mode#CLAIM}) What a lease that ended before its owner recorded an outcome means. Default
+     * {@link ExpiredLease#TAKE_OVER}.
+     *
+     * @param onExpiredLease take the key over, or park it
+     * @return this builder
+     */
+    public Builder<T> onExpiredLease(ExpiredLease onExpiredLease) {
+      this.onExpiredLease = Objects.requireNonNull(onExpiredLease, "onExpiredLease");
+      return this;
+    }
+
+    /**
+     * ({@link Mode#CLAIM}) What a body's exception not listed in replayOn does. Default
+     * {@link UndeclaredFailure#RELEASE}.
+     *
+     * @param onUndeclaredFailure release the key or park it
+     * @return this builder
+     */
+    public Builder<T> onUndeclaredFailure(UndeclaredFailure onUndeclaredFailure) {
+      this.onUndeclaredFailure = Objects.requireNonNull(onUndeclaredFailure, "onUndeclaredFailure");
       return this;
     }
 
@@ -495,7 +558,8 @@ public final class CommandSpec<T> {
     /** @return the immutable spec */
     public CommandSpec<T> build() {
       return new CommandSpec<>(scope, resultType, resultShape, retentionMillis, keyPartNames, payloadNames,
-          declaredBy, mode, leaseMillis, onInFlight, waitTimeoutMillis, List.copyOf(replayOn), keyTime);
+          declaredBy, mode, leaseMillis, onInFlight, waitTimeoutMillis, List.copyOf(replayOn), keyTime,
+          onExpiredLease, onUndeclaredFailure);
     }
 
     /**

@@ -18,6 +18,7 @@ import dev.idem.runtime.RecordPartition;
 import dev.idem.runtime.IdempotencyException;
 import dev.idem.runtime.IdempotencyKeyReusedException;
 import dev.idem.runtime.IdempotencyListener;
+import dev.idem.runtime.LockProvider;
 import dev.idem.runtime.IdempotencyScopeConflictException;
 import dev.idem.runtime.IdempotencyStoreException;
 import dev.idem.runtime.IdempotentResult;
@@ -35,6 +36,7 @@ import java.util.Objects;
 import java.util.Optional;
 import java.util.UUID;
 import java.util.concurrent.TimeUnit;
+import java.util.OptionalLong;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.function.Function;
 import java.util.function.LongConsumer;
@@ -80,6 +82,7 @@ public final class IdemEngine {
   private final ExpiredRecordPurger purger;
   private final RecordOperations operations;
   private final RecordStats stats;
+  private final SingleFlightRunner singleFlights;
   /** The built-in scheduled purge; null unless the builder asked for one. */
   private final ScheduledPurge scheduledPurge;
   /** The first command seen per scope: two different commands must not share one (see {@link #checkScope}). */
@@ -130,6 +133,8 @@ public final class IdemEngine {
         settings.keepAfterDedupWindow().toMillis(), partitions, logPartitions);
     this.operations = new RecordOperations(transactions, dialect, tableName, results, cache, commandsByScope::get);
     this.stats = new RecordStats(transactions, dialect, tableName, clock);
+    this.singleFlights = new SingleFlightRunner(settings.lockProvider() != null ? settings.lockProvider()
+        : new JdbcLockProvider(dataSource, dialect), listener);
     this.scheduledPurge = settings.purgeInterval() == null ? null
         : new ScheduledPurge(purger, listener, tableName, settings.purgeInterval(), settings.purgeBatchSize());
   }
@@ -163,6 +168,7 @@ public final class IdemEngine {
    * @param keepTransitionLogFor how long a day-partitioned transition log keeps a day, or null for ever
    * @param frontTier the front tier in front of the database, {@link FrontTier#NONE} for none
    * @param frontTierInFlight how long a TRANSACTIONAL command's in-flight mark in the front tier holds at most
+   * @param lockProvider where single-flight locks live; null: the idem_lock table on the data source
    */
   public record Settings(DataSource dataSource, Dialect dialect, String tableName, int maxKeyLength,
                          String allowedKeyPunctuation, Clock clock, ObjectMapper objectMapper,
@@ -172,7 +178,7 @@ public final class IdemEngine {
                          boolean bodiesNeverCommitImplicitly, Duration keepAfterDedupWindow,
                          RecordLayout layout, String archiveSchema, String switchedFrom,
                          Duration keepTransitionLogFor, FrontTier frontTier,
-                         Duration frontTierInFlight) {}
+                         Duration frontTierInFlight, LockProvider lockProvider) {}
 
   /**
    * Registers how to get from a runtime to its engine; {@link IdemRuntime} does it once, in its class initializer.
@@ -529,6 +535,41 @@ public final class IdemEngine {
     cache.clear();
   }
 
+  /**
+   * Runs a single-flight body: takes the lock, runs the body under a watchdog, releases the lock.
+   *
+   * @param spec the lock
+   * @param notRun what to return when this call did not get the lock
+   * @param body the delegate's call
+   * @return the body's result, or {@code notRun}
+   * @throws dev.idem.runtime.SingleFlightLockLostException if the lease was lost while the body ran
+   */
+  public <T> T singleFlight(SingleFlightSpec spec, T notRun, CommandBody<T> body) {
+    return singleFlights.run(spec, notRun, body);
+  }
+
+  /**
+   * A spec for {@link IdemRuntime#singleFlight}: skips when busy.
+   *
+   * @param name the lock's name
+   * @param lockAtMostFor the lease
+   * @param lockAtLeastFor the least time held
+   * @return the spec
+   */
+  public static SingleFlightSpec singleFlightSpec(String name, Duration lockAtMostFor, Duration lockAtLeastFor) {
+    return SingleFlightSpec.of(name, lockAtMostFor, lockAtLeastFor, dev.idem.OnBusy.SKIP, Duration.ZERO);
+  }
+
+  /** @return where single-flight locks live */
+  public LockProvider lockProvider() {
+    return singleFlights.provider();
+  }
+
+  /** @return the fencing token of the single-flight body running on this thread, if any */
+  public OptionalLong fencingToken() {
+    return singleFlights.fencingToken();
+  }
+
   /** Creates the tables if absent, and for day partitions today's and the coming days' partitions. */
   public void createSchema() {
     schema.createSchema();
@@ -591,8 +632,9 @@ public final class IdemEngine {
     return purger.purgeExpired(batchSize);
   }
 
-  /** Stops the scheduled purge, if any; waits briefly for a run in progress. */
+  /** Stops the scheduled purge, if any (waits briefly for a run in progress), and the single-flight watchdog. */
   public void close() {
+    singleFlights.close();
     if (scheduledPurge != null) {
       scheduledPurge.close();
     }

@@ -108,6 +108,14 @@ final class SafeListener {
     notify("brokenRecord", IdempotencyListener::brokenRecord, scope, key);
   }
 
+  void lockLost(String lockName, long fencingToken) {
+    try {
+      listener.lockLost(lockName, fencingToken);
+    } catch (RuntimeException e) {
+      LOG.log(Level.WARNING, "IdempotencyListener.lockLost failed; ignored", e);
+    }
+  }
+
   void purged(String tableName, long deleted) {
     try {
       listener.purged(tableName, deleted);

@@ -40,6 +40,10 @@ final class SchemaInstaller {
       for (String sql : statements(load(dialect.transitionLogSchemaResource()))) {
         statement.execute(sql);
       }
+      // The single-flight lock table (@SingleFlight, IdemRuntime.singleFlight).
+      for (String sql : statements(load(dialect.lockSchemaResource()))) {
+        statement.execute(sql);
+      }
       if (!connection.getAutoCommit()) {
         connection.commit();
       }

@@ -135,6 +135,94 @@ abstract class SqlDialect {
     return RecordLayout.ONE_TABLE;
   }
 
+  /** Classpath resource (relative to {@code dev.idem.runtime}) holding the single-flight lock table's DDL. */
+  final String lockSchemaResource() {
+    // The lock table is the same whatever the record table's layout: postgresql-day-partitions.sql's runtime uses
+    // lock-postgresql.sql.
+    return schemaResource().replace("schema/", "schema/lock-").replace("-day-partitions", "");
+  }
+
+  // ------------------------------------------------------------------------------------------------
+  // Single-flight locks (JdbcLockProvider): one row per lock name in idem_lock, never deleted, so that its fencing
+  // token keeps increasing. Every time is the database's, taken by the statement itself (lockNowMillis()): no
+  // runtime's clock, skewed or not, decides whether a lease has ended.
+
+  /** The single-flight lock table; its DDL is {@link #lockSchemaResource()}. */
+  static final String LOCK_TABLE = "idem_lock";
+
+  /**
+   * An SQL expression for the database's time in epoch millis, the same wherever it appears in one statement (the
+   * statement's own time), so that "the lease has ended" and "the new lease ends at" agree.
+   */
+  abstract String lockNowMillis();
+
+  /**
+   * The acquisition: ONE statement that inserts the lock's row, or takes it over only if its lease has ended,
+   * increasing the fencing token in the same statement. Parameters: name, owner token, lease millis, locked by.
+   * Where {@link #lockAcquireReturnsRow()}, it returns {@code fence, lease_until} exactly when it won; elsewhere
+   * {@link #lockReadBackSql()} tells.
+   */
+  abstract String lockAcquireSql();
+
+  /** Whether {@link #lockAcquireSql()} is a query returning the won lease (PostgreSQL's {@code RETURNING}). */
+  boolean lockAcquireReturnsRow() {
+    return false;
+  }
+
+  /**
+   * Whether {@link #lockAcquireSql()} is {@link #lockTakeOverSql()}, which takes an existing row only, so that the
+   * first acquisition of a name is {@link #lockInsertSql()} (MariaDB and MySQL: see their {@code lockAcquireSql}).
+   */
+  boolean lockAcquireTakesOverOnly() {
+    return false;
+  }
+
+  /**
+   * ONE statement that takes an existing lock row whose lease has ended and increases its fencing token. Parameters:
+   * owner token, lease millis, locked by, name. One row: won.
+   */
+  final String lockTakeOverSql() {
+    return "UPDATE " + LOCK_TABLE + " SET fence = fence + 1, owner_token = ?, locked_at = " + lockNowMillis()
+        + ", lease_until = " + lockNowMillis() + " + ?, locked_by = ? WHERE name = ? AND lease_until <= "
+        + lockNowMillis();
+  }
+
+  /**
+   * The first acquisition of a name: the row with fencing token 1; a duplicate key means another instance created
+   * it first (and holds it). Parameters: name, owner token, lease millis, locked by.
+   */
+  final String lockInsertSql() {
+    return "INSERT INTO " + LOCK_TABLE + " (name, owner_token, lease_until, fence, locked_at, locked_by) VALUES (?, ?, "
+        + lockNowMillis() + " + ?, 1, " + lockNowMillis() + ", ?)";
+  }
+
+  /**
+   * Reads back what {@link #lockAcquireSql()} did: a row ({@code fence, lease_until}) only if the owner token, unique
+   * to that attempt, is in the row, i.e. the attempt won. Parameters: name, owner token.
+   */
+  final String lockReadBackSql() {
+    return "SELECT fence, lease_until FROM " + LOCK_TABLE + " WHERE name = ? AND owner_token = ?";
+  }
+
+  /**
+   * Renews a lease that is still this owner's and has not ended (an ended lease is lost even if nobody took it yet:
+   * another instance could have). Parameters: lease millis, name, owner token. One row: renewed.
+   */
+  final String lockRenewSql() {
+    return "UPDATE " + LOCK_TABLE + " SET lease_until = " + lockNowMillis() + " + ? WHERE name = ? AND owner_token = ?"
+        + " AND lease_until > " + lockNowMillis();
+  }
+
+  /**
+   * Releases, fenced by the owner token: the lease ends at the acquisition plus lockAtLeastFor, or now if that has
+   * passed. Parameters: lockAtLeastFor millis, name, owner token. One row: released; none: the lock was not this
+   * owner's any more.
+   */
+  final String lockReleaseSql() {
+    return "UPDATE " + LOCK_TABLE + " SET owner_token = NULL, lease_until = GREATEST(locked_at + ?, "
+        + lockNowMillis() + ") WHERE name = ? AND owner_token = ?";
+  }
+
   // ------------------------------------------------------------------------------------------------
   // Transactional mode (RecordStatements): records are inserted PENDING and turn COMPLETED with their outcome, in
   // one transaction; nobody sees them before the commit.
@@ -585,7 +673,7 @@ abstract class SqlDialect {
     String name = schemaResource().substring("schema/".length(), schemaResource().length() - ".sql".length());
     return (table != null
         ? ". idem's table " + table + " does not exist"
-            + (table.equals(TRANSITION_LOG_TABLE) || table.equals("idem_record") ? ""
+            + (table.equals(TRANSITION_LOG_TABLE) || table.equals(LOCK_TABLE) || table.equals("idem_record") ? ""
                 : " (the shipped DDL names it idem_record: replace that name)")
         : ". If the missing table is idem's (its record table, idem_record by default, or the transition log "
             + TRANSITION_LOG_TABLE + ")")
@@ -763,6 +851,31 @@ abstract class SqlDialect {
     @Override
     String currentTimeMillisSql() {
       return "SELECT CAST(EXTRACT(EPOCH FROM clock_timestamp()) * 1000 AS BIGINT)";
+    }
+
+    /** The statement's start: one value however often a statement names it (clock_timestamp() would not be). */
+    @Override
+    String lockNowMillis() {
+      return "CAST(EXTRACT(EPOCH FROM statement_timestamp()) * 1000 AS BIGINT)";
+    }
+
+    /**
+     * ON CONFLICT ... DO UPDATE ... WHERE: a competitor's concurrent attempt waits for the row lock and then
+     * re-evaluates the WHERE on the row as the winner left it, so two attempts never both take the lease.
+     */
+    @Override
+    String lockAcquireSql() {
+      return "INSERT INTO " + LOCK_TABLE + " AS l (name, owner_token, lease_until, fence, locked_at, locked_by)"
+          + " SELECT ?, ?, t.now_ms + ?, 1, t.now_ms, ? FROM (SELECT " + lockNowMillis() + " AS now_ms) AS t"
+          + " ON CONFLICT (name) DO UPDATE SET owner_token = EXCLUDED.owner_token,"
+          + " lease_until = EXCLUDED.lease_until, fence = l.fence + 1, locked_at = EXCLUDED.locked_at,"
+          + " locked_by = EXCLUDED.locked_by WHERE l.lease_until <= EXCLUDED.locked_at"
+          + " RETURNING fence, lease_until";
+    }
+
+    @Override
+    boolean lockAcquireReturnsRow() {
+      return true;
     }
 
     @Override
@@ -1210,6 +1323,29 @@ abstract class SqlDialect {
       return "SELECT CAST(UNIX_TIMESTAMP(NOW(3)) * 1000 AS SIGNED)";
     }
 
+    /** NOW(3) is the statement's start, one value however often a statement names it. */
+    @Override
+    String lockNowMillis() {
+      return "CAST(UNIX_TIMESTAMP(NOW(3)) * 1000 AS SIGNED)";
+    }
+
+    /**
+     * The takeover UPDATE, and an INSERT only for a name that has no row yet: one statement per acquisition once the
+     * row exists, as with ShedLock's JDBC provider. An INSERT ... ON DUPLICATE KEY UPDATE taking the lease and
+     * increasing the token in one statement works too, but ran at 0.4 of ShedLock's rate on one thread in
+     * LockBenchmark (the duplicate-key path of InnoDB costs more than an UPDATE), and needs the read-back too:
+     * affected-row counts depend on the driver's useAffectedRows.
+     */
+    @Override
+    String lockAcquireSql() {
+      return lockTakeOverSql();
+    }
+
+    @Override
+    boolean lockAcquireTakesOverOnly() {
+      return true;
+    }
+
     @Override
     int maxIdentifierLength() {
       return 64;
@@ -1354,6 +1490,24 @@ abstract class SqlDialect {
     @Override
     String currentTimeMillisSql() {
       return "SELECT DATEDIFF('MILLISECOND', TIMESTAMP WITH TIME ZONE '1970-01-01 00:00:00+00', CURRENT_TIMESTAMP)";
+    }
+
+    /** CURRENT_TIMESTAMP: the statement's start in auto-commit mode, where every lock statement runs. */
+    @Override
+    String lockNowMillis() {
+      return "DATEDIFF('MILLISECOND', TIMESTAMP WITH TIME ZONE '1970-01-01 00:00:00+00', CURRENT_TIMESTAMP)";
+    }
+
+    /** MERGE ... USING with a matched branch that applies only if the lease has ended; won: read back by token. */
+    @Override
+    String lockAcquireSql() {
+      return "MERGE INTO " + LOCK_TABLE + " l USING (SELECT CAST(? AS VARCHAR(255)) AS name,"
+          + " CAST(? AS VARCHAR(64)) AS owner_token, CAST(? AS BIGINT) AS lease_ms, CAST(? AS VARCHAR(255)) AS locked_by,"
+          + " " + lockNowMillis() + " AS now_ms) s ON l.name = s.name"
+          + " WHEN MATCHED AND l.lease_until <= s.now_ms THEN UPDATE SET owner_token = s.owner_token,"
+          + " lease_until = s.now_ms + s.lease_ms, fence = l.fence + 1, locked_at = s.now_ms, locked_by = s.locked_by"
+          + " WHEN NOT MATCHED THEN INSERT (name, owner_token, lease_until, fence, locked_at, locked_by)"
+          + " VALUES (s.name, s.owner_token, s.now_ms + s.lease_ms, 1, s.now_ms, s.locked_by)";
     }
 
     @Override

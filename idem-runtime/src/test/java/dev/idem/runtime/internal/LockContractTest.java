@@ -1,0 +1,357 @@
+package dev.idem.runtime.internal;
+
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertFalse;
+import static org.junit.jupiter.api.Assertions.assertThrows;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+import static org.junit.jupiter.api.Assumptions.assumeTrue;
+
+import com.zaxxer.hikari.HikariConfig;
+import com.zaxxer.hikari.HikariDataSource;
+import dev.idem.OnBusy;
+import dev.idem.runtime.FencedUpdate;
+import dev.idem.runtime.IdemRuntime;
+import dev.idem.runtime.IdempotencyListener;
+import dev.idem.runtime.LockLease;
+import dev.idem.runtime.LockProvider;
+import dev.idem.runtime.SingleFlightLockLostException;
+import dev.idem.testing.DatabaseContract;
+import dev.idem.testing.FaultProxy;
+import dev.idem.testing.TestDatabase;
+import java.sql.Connection;
+import java.sql.SQLException;
+import java.time.Clock;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.Collections;
+import java.util.List;
+import java.util.Locale;
+import java.util.Optional;
+import java.util.concurrent.CountDownLatch;
+import java.util.concurrent.ExecutorService;
+import java.util.concurrent.Executors;
+import java.util.concurrent.Future;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicBoolean;
+import java.util.concurrent.atomic.AtomicInteger;
+import java.util.concurrent.atomic.AtomicLong;
+import org.junit.jupiter.api.BeforeEach;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.Timeout;
+
+/**
+ * The single-flight lock on every database: the JDBC {@link LockProvider}'s contract (one holder, fencing tokens that
+ * strictly increase, lockAtMostFor, lockAtLeastFor, release and renewal fenced by the owner token, time from the
+ * database whatever the runtimes' clocks say) and the runner around it (the watchdog renews, and interrupts the body
+ * when the lease is taken or cannot be renewed before it ends; the fenced write on the application's table).
+ */
+@Timeout(90)
+abstract class LockContractTest extends DatabaseContract {
+
+  private IdemRuntime runtime;
+  private LockProvider locks;
+
+  @Override
+  protected void prepare() {
+    runtime = IdemRuntime.builder().dataSource(database.dataSource())
+        .listener(new IdempotencyListener() {
+          @Override
+          public void lockLost(String lockName, long fencingToken) {
+            events.add("lockLost " + lockName + " " + fencingToken);
+          }
+        }).build();
+    runtime.createSchema();
+    locks = runtime.lockProvider();
+    database.execute("CREATE TABLE report (id INT NOT NULL PRIMARY KEY, total INT NOT NULL, fence BIGINT NOT NULL)");
+  }
+
+  @BeforeEach
+  void clear() {
+    database.execute("DELETE FROM idem_lock", "DELETE FROM report");
+    events.clear();
+  }
+
+  @Test
+  void oneHolderAtATimeAndEveryAcquisitionGetsAGreaterFencingToken() {
+    LockLease first = locks.tryAcquire("job", Duration.ofMinutes(1)).orElseThrow();
+    assertEquals(Optional.empty(), locks.tryAcquire("job", Duration.ofMinutes(1)), "held: nobody else gets it");
+    assertTrue(locks.tryAcquire("other-job", Duration.ofMinutes(1)).isPresent(), "locks are independent");
+    assertTrue(locks.release(first, Duration.ZERO));
+    LockLease second = locks.tryAcquire("job", Duration.ofMinutes(1)).orElseThrow();
+    assertTrue(second.fencingToken() > first.fencingToken(), second + " after " + first);
+    assertFalse(locks.release(first, Duration.ZERO), "a release is fenced by its owner token");
+    assertEquals(Optional.empty(), locks.tryAcquire("job", Duration.ofMinutes(1)), "the stale release changed nothing");
+  }
+
+  @Test
+  void anUnreleasedLeaseEndsAfterLockAtMostForAndNotBefore() throws Exception {
+    long taken = System.nanoTime(); // before the statement: the lease starts no earlier
+    LockLease crashed = locks.tryAcquire("job", Duration.ofMillis(800)).orElseThrow();
+    Optional<LockLease> next = Optional.empty();
+    while (next.isEmpty()) {
+      next = locks.tryAcquire("job", Duration.ofMinutes(1));
+      if (next.isEmpty()) {
+        Thread.sleep(20);
+      }
+    }
+    long waitedMillis = TimeUnit.NANOSECONDS.toMillis(System.nanoTime() - taken);
+    assertTrue(waitedMillis >= 800, "taken over after " + waitedMillis + " ms of an 800 ms lease");
+    assertTrue(next.get().fencingToken() > crashed.fencingToken());
+    assertFalse(locks.renew(crashed, Duration.ofMinutes(1)), "the old holder's renewal is refused");
+    assertFalse(locks.release(crashed, Duration.ZERO), "and so is its release");
+  }
+
+  @Test
+  void aReleasedLockStaysHeldUntilLockAtLeastForHasPassedSinceItWasTaken() throws Exception {
+    long taken = System.nanoTime(); // before the statement: the lease starts no earlier
+    LockLease lease = locks.tryAcquire("job", Duration.ofMinutes(1)).orElseThrow();
+    assertTrue(locks.release(lease, Duration.ofMillis(700)));
+    Optional<LockLease> next = Optional.empty();
+    while (next.isEmpty()) {
+      next = locks.tryAcquire("job", Duration.ofMinutes(1));
+      if (next.isEmpty()) {
+        Thread.sleep(20);
+      }
+    }
+    long waitedMillis = TimeUnit.NANOSECONDS.toMillis(System.nanoTime() - taken);
+    assertTrue(waitedMillis >= 700, "free again after " + waitedMillis + " ms of lockAtLeastFor 700 ms");
+  }
+
+  @Test
+  void runtimesWhoseClocksAreTenMinutesApartDecideByTheDatabasesClock() {
+    try (IdemRuntime ahead = runtimeWithClock(Duration.ofMinutes(10));
+        IdemRuntime behind = runtimeWithClock(Duration.ofMinutes(-10))) {
+      LockLease held = behind.lockProvider().tryAcquire("job", Duration.ofSeconds(30)).orElseThrow();
+      assertEquals(Optional.empty(), ahead.lockProvider().tryAcquire("job", Duration.ofSeconds(30)),
+          "a runtime ten minutes ahead does not think a 30 s lease has ended");
+      assertTrue(behind.lockProvider().release(held, Duration.ofSeconds(20)));
+      assertEquals(Optional.empty(), ahead.lockProvider().tryAcquire("job", Duration.ofSeconds(30)),
+          "nor that lockAtLeastFor has passed");
+      assertTrue(ahead.singleFlight("other", Duration.ofSeconds(30), Duration.ZERO, () -> "ran").isPresent());
+      assertTrue(behind.singleFlight("other", Duration.ofSeconds(30), Duration.ZERO, () -> "ran").isPresent(),
+          "and a runtime ten minutes behind gets a lock released with lockAtLeastFor 0 at once");
+    }
+  }
+
+  @Test
+  void singleFlightBodiesNeverOverlapAndRunInFencingTokenOrder() throws Exception {
+    AtomicInteger running = new AtomicInteger();
+    AtomicInteger overlaps = new AtomicInteger();
+    List<Long> tokens = Collections.synchronizedList(new ArrayList<>());
+    ExecutorService threads = Executors.newFixedThreadPool(8);
+    try {
+      List<Future<?>> calls = new ArrayList<>();
+      for (int t = 0; t < 8; t++) {
+        calls.add(threads.submit(() -> {
+          for (int i = 0; i < 40; i++) {
+            runtime.runSingleFlight("fuzz", Duration.ofSeconds(30), Duration.ZERO, () -> {
+              if (running.incrementAndGet() != 1) {
+                overlaps.incrementAndGet();
+              }
+              tokens.add(runtime.fencingToken());
+              running.decrementAndGet();
+            });
+          }
+          return null;
+        }));
+      }
+      for (Future<?> call : calls) {
+        call.get();
+      }
+    } finally {
+      threads.shutdownNow();
+    }
+    assertEquals(0, overlaps.get());
+    assertTrue(tokens.size() >= 8, "ran " + tokens.size() + " times");
+    for (int i = 1; i < tokens.size(); i++) {
+      assertTrue(tokens.get(i) > tokens.get(i - 1), "token " + tokens.get(i) + " after " + tokens.get(i - 1));
+    }
+  }
+
+  @Test
+  void theWatchdogKeepsALongBodysLeaseAndStopsAtRelease() throws Exception {
+    AtomicBoolean othersGotIt = new AtomicBoolean();
+    Optional<String> result = runtime.singleFlight("long", Duration.ofMillis(1_500), Duration.ZERO, () -> {
+      long end = System.nanoTime() + TimeUnit.MILLISECONDS.toNanos(4_000);
+      while (System.nanoTime() < end) {
+        if (locks.tryAcquire("long", Duration.ofMinutes(1)).isPresent()) {
+          othersGotIt.set(true);
+        }
+        sleep(50);
+      }
+      return "done";
+    });
+    assertEquals(Optional.of("done"), result, "a body over two lockAtMostFor long kept its lease");
+    assertFalse(othersGotIt.get(), "nobody took the lease while the watchdog renewed it");
+    long leaseUntil = leaseUntil("long");
+    sleep(1_000);
+    assertEquals(leaseUntil, leaseUntil("long"), "no renewal after the release");
+    assertTrue(events.isEmpty(), events.toString());
+  }
+
+  @Test
+  void aTakenLeaseInterruptsTheBodyFiresTheListenerAndFailsTheCall() {
+    AtomicBoolean interrupted = new AtomicBoolean();
+    AtomicLong token = new AtomicLong();
+    SingleFlightLockLostException lost = assertThrows(SingleFlightLockLostException.class,
+        () -> runtime.runSingleFlight("taken", Duration.ofMillis(900), Duration.ZERO, () -> {
+          token.set(runtime.fencingToken());
+          // Another instance takes the row over, as after a long pause of this one.
+          database.execute("UPDATE idem_lock SET owner_token = 'someone-else', fence = fence + 1"
+              + " WHERE name = 'taken'");
+          try {
+            Thread.sleep(10_000);
+          } catch (InterruptedException e) {
+            interrupted.set(true);
+          }
+        }));
+    assertTrue(interrupted.get(), "the body was interrupted");
+    assertFalse(Thread.currentThread().isInterrupted(), "the caller's thread is not left interrupted");
+    assertEquals("taken", lost.lockName());
+    assertEquals(token.get(), lost.fencingToken());
+    assertEquals(List.of("lockLost taken " + token.get()), events);
+  }
+
+  @Test
+  void aWatchdogThatCannotReachTheDatabaseInterruptsTheBodyBeforeTheLeaseEnds() throws Exception {
+    assumeTrue(database() != TestDatabase.H2, "H2 runs in-process: no connection to cut");
+    try (FaultProxy proxy = FaultProxy.inFrontOf(database.url(), 16);
+        HikariDataSource pool = pool(proxy.route(database.url()));
+        IdemRuntime cut = IdemRuntime.builder().dataSource(pool).build()) {
+      AtomicLong interruptedAt = new AtomicLong();
+      CountDownLatch running = new CountDownLatch(1);
+      ExecutorService caller = Executors.newSingleThreadExecutor();
+      try {
+        Future<Boolean> call = caller.submit(() -> cut.runSingleFlight("cut", Duration.ofSeconds(2), Duration.ZERO,
+            () -> {
+              running.countDown();
+              try {
+                Thread.sleep(30_000);
+              } catch (InterruptedException e) {
+                interruptedAt.set(System.nanoTime());
+              }
+            }));
+        assertTrue(running.await(10, TimeUnit.SECONDS));
+        proxy.refuseNewConnections(true);
+        proxy.cutAll();
+        // Another instance on a path that works waits for the lease to end on the database's clock.
+        Optional<LockLease> other = Optional.empty();
+        while (other.isEmpty()) {
+          other = locks.tryAcquire("cut", Duration.ofMinutes(1));
+          if (other.isEmpty()) {
+            Thread.sleep(10);
+          }
+        }
+        long otherStarted = System.nanoTime();
+        SingleFlightLockLostException lost = assertThrows(SingleFlightLockLostException.class, () -> {
+          try {
+            call.get(30, TimeUnit.SECONDS);
+          } catch (java.util.concurrent.ExecutionException e) {
+            throw e.getCause();
+          }
+        });
+        assertTrue(lost.getMessage().contains("no renewal succeeded"), lost.getMessage());
+        assertTrue(interruptedAt.get() != 0, "the body was interrupted");
+        assertTrue(interruptedAt.get() < otherStarted, "the body was interrupted "
+            + TimeUnit.NANOSECONDS.toMillis(interruptedAt.get() - otherStarted) + " ms after another instance got"
+            + " the lock");
+      } finally {
+        caller.shutdownNow();
+        proxy.heal();
+      }
+    }
+  }
+
+  @Test
+  void aFencedWriteWithAnEarlierTokenIsRejected() throws SQLException {
+    database.execute("INSERT INTO report (id, total, fence) VALUES (1, 0, 0)");
+    FencedUpdate update = FencedUpdate.of("report", "fence").set("total", 10).where("id", 1);
+    try (Connection connection = database.dataSource().getConnection()) {
+      if (!connection.getAutoCommit()) {
+        connection.setAutoCommit(true);
+      }
+      assertTrue(update.execute(connection, 5), "token 5 writes");
+      assertTrue(update.set("total", 11).execute(connection, 5), "and may write again");
+      assertFalse(FencedUpdate.of("report", "fence").set("total", 99).where("id", 1).execute(connection, 4),
+          "a holder with an earlier token, late, is rejected");
+      assertTrue(update.set("total", 12).execute(connection, 6));
+    }
+    assertThrows(IllegalArgumentException.class, () -> FencedUpdate.of("report; DROP TABLE x", "fence"));
+    assertThrows(IllegalArgumentException.class, () -> FencedUpdate.of("report", "fence").set("fence", 1));
+    assertThrows(IllegalStateException.class, () -> FencedUpdate.of("report", "fence").where("id", 1).sql());
+  }
+
+  @Test
+  void waitingCallersRunOneAfterAnother() throws Exception {
+    SingleFlightSpec waiting = SingleFlightSpec.of("queue", Duration.ofSeconds(30), Duration.ZERO, OnBusy.WAIT,
+        Duration.ofSeconds(20));
+    IdemEngine engine = IdemEngine.of(runtime);
+    AtomicInteger ran = new AtomicInteger();
+    AtomicInteger running = new AtomicInteger();
+    AtomicInteger overlaps = new AtomicInteger();
+    ExecutorService threads = Executors.newFixedThreadPool(4);
+    try {
+      List<Future<Boolean>> calls = new ArrayList<>();
+      for (int t = 0; t < 4; t++) {
+        calls.add(threads.submit(() -> engine.singleFlight(waiting, Boolean.FALSE, () -> {
+          if (running.incrementAndGet() != 1) {
+            overlaps.incrementAndGet();
+          }
+          Thread.sleep(100);
+          ran.incrementAndGet();
+          running.decrementAndGet();
+          return Boolean.TRUE;
+        })));
+      }
+      for (Future<Boolean> call : calls) {
+        assertTrue(call.get(), "every waiting caller ran");
+      }
+    } finally {
+      threads.shutdownNow();
+    }
+    assertEquals(4, ran.get());
+    assertEquals(0, overlaps.get());
+  }
+
+  private long leaseUntil(String name) {
+    try (Connection connection = database.dataSource().getConnection();
+        var query = connection.prepareStatement("SELECT lease_until FROM idem_lock WHERE name = ?")) {
+      query.setString(1, name);
+      try (var rs = query.executeQuery()) {
+        assertTrue(rs.next());
+        return rs.getLong(1);
+      }
+    } catch (SQLException e) {
+      throw new AssertionError(e);
+    }
+  }
+
+  private IdemRuntime runtimeWithClock(Duration skew) {
+    return IdemRuntime.builder().dataSource(database.dataSource()).clock(Clock.offset(Clock.systemUTC(), skew))
+        .build();
+  }
+
+  private HikariDataSource pool(String url) {
+    HikariConfig config = new HikariConfig();
+    String separator = url.contains("?") ? "&" : "?";
+    config.setJdbcUrl(url + separator + (database() == TestDatabase.POSTGRESQL
+        ? "socketTimeout=3&connectTimeout=2" : "socketTimeout=3000&connectTimeout=2000"));
+    config.setUsername(database.user());
+    config.setPassword(database.password());
+    config.setMaximumPoolSize(4);
+    config.setMinimumIdle(0);
+    config.setConnectionTimeout(1_000);
+    config.setValidationTimeout(500);
+    config.setPoolName("idem-locks-" + database().name().toLowerCase(Locale.ROOT));
+    return new HikariDataSource(config);
+  }
+
+  private static void sleep(long millis) {
+    try {
+      Thread.sleep(millis);
+    } catch (InterruptedException e) {
+      Thread.currentThread().interrupt();
+      throw new AssertionError(e);
+    }
+  }
+}
