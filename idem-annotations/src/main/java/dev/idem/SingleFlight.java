@@ -22,28 +22,28 @@ import java.lang.annotation.Target;
 public @interface SingleFlight {
 
   /**
-   * The lock's name, shared by every instance that must not run the body at the same time; unique per runtime
-   * among the {@code @SingleFlight} methods of a compilation. Default: {@code <Interface>.<method>}.
+   * {@return the lock's name, shared by every instance that must not run the body at the same time} Unique per
+   * runtime among the {@code @SingleFlight} methods of a compilation. Default: {@code <Interface>.<method>}.
    */
   String name() default "";
 
   /**
-   * ISO-8601 duration: the lease, after which another instance may take the lock when this one has crashed. The
+   * {@return the lease, an ISO-8601 duration} After it another instance may take the lock when this one crashed. The
    * watchdog renews it while the body runs, so it bounds how long a crashed holder blocks others, not how long the
    * body may run. Two to three times a renewal's worst round trip at the very least; minutes are usual.
    */
   String lockAtMostFor() default "PT10M";
 
   /**
-   * ISO-8601 duration: the lock is held at least this long after it was taken, even when the body ends sooner, so
+   * {@return how long the lock is held at least, an ISO-8601 duration} Even when the body ends sooner, so
    * that a job a fast instance ran is not run again by an instance whose timer fires a moment later. Less than
    * {@link #lockAtMostFor()}.
    */
   String lockAtLeastFor() default "PT0S";
 
-  /** What a call does when another instance holds the lock. */
+  /** {@return what a call does when another instance holds the lock} */
   OnBusy onBusy() default OnBusy.SKIP;
 
-  /** {@link OnBusy#WAIT} only: ISO-8601 duration, the longest a call waits for the lock. */
+  /** {@return the longest a call waits for the lock, an ISO-8601 duration} {@link OnBusy#WAIT} only. */
   String waitTimeout() default "PT1M";
 }
