@@ -28,6 +28,7 @@ public record OutboxMessage(String messageId, String destination, String partiti
   /** The header that carries {@link #eventType()} on every broker. */
   public static final String EVENT_TYPE_HEADER = "idem-event-type";
 
+  /** Checks the required parts and copies the headers. */
   public OutboxMessage {
     Objects.requireNonNull(messageId, "messageId");
     Objects.requireNonNull(destination, "destination");

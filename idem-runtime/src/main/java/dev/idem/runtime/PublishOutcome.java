@@ -28,6 +28,7 @@ public record PublishOutcome(Status status, String reason) {
 
   private static final PublishOutcome SENT = new PublishOutcome(Status.SENT, null);
 
+  /** Requires a reason for every outcome but {@link Status#SENT}. */
   public PublishOutcome {
     Objects.requireNonNull(status, "status");
     if (status != Status.SENT) {
