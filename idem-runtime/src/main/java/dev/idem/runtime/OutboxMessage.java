@@ -28,7 +28,17 @@ public record OutboxMessage(String messageId, String destination, String partiti
   /** The header that carries {@link #eventType()} on every broker. */
   public static final String EVENT_TYPE_HEADER = "idem-event-type";
 
-  /** Checks the required parts and copies the headers. */
+  /**
+   * Checks the required parts and copies the headers.
+   *
+   * @param messageId see the record's description
+   * @param destination see the record's description
+   * @param partitionKey see the record's description
+   * @param eventType see the record's description
+   * @param headers see the record's description
+   * @param payload see the record's description
+   * @param createdAt see the record's description
+   */
   public OutboxMessage {
     Objects.requireNonNull(messageId, "messageId");
     Objects.requireNonNull(destination, "destination");

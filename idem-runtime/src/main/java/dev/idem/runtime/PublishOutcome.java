@@ -28,7 +28,12 @@ public record PublishOutcome(Status status, String reason) {
 
   private static final PublishOutcome SENT = new PublishOutcome(Status.SENT, null);
 
-  /** Requires a reason for every outcome but {@link Status#SENT}. */
+  /**
+   * Requires a reason for every outcome but {@link Status#SENT}.
+   *
+   * @param status see the record's description
+   * @param reason see the record's description
+   */
   public PublishOutcome {
     Objects.requireNonNull(status, "status");
     if (status != Status.SENT) {
