@@ -1,5 +1,6 @@
 package dev.idem.examples;
 
+import com.rabbitmq.client.AMQP;
 import com.rabbitmq.client.Channel;
 import com.rabbitmq.client.Connection;
 import com.rabbitmq.client.ConnectionFactory;
@@ -63,8 +64,9 @@ final class RabbitBroker implements AutoCloseable {
     return queue;
   }
 
-  void publish(String queue, byte[] body) throws IOException {
-    admin.basicPublish("", queue, null, body);
+  /** Publishes with the AMQP message-id property, which the consumer deduplicates by. */
+  void publish(String queue, String messageId, byte[] body) throws IOException {
+    admin.basicPublish("", queue, new AMQP.BasicProperties.Builder().messageId(messageId).build(), body);
   }
 
   /** Messages in the queue ready for delivery (not counting delivered, unacked ones). */

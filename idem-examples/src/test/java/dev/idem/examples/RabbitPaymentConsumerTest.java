@@ -105,10 +105,11 @@ class RabbitPaymentConsumerTest {
     List<OrderPaid> sent = new ArrayList<>();
     for (int i = 0; i < MESSAGES; i++) {
       OrderPaid message = new OrderPaid("m-" + i, i, 100 + i);
-      broker.publish(queue, JSON.writeValueAsBytes(message));
+      broker.publish(queue, message.messageId(), JSON.writeValueAsBytes(message));
       sent.add(message);
       if (i % 33 == 32) {
-        broker.publish(queue, JSON.writeValueAsBytes(sent.get(random.nextInt(sent.size()))));
+        OrderPaid duplicate = sent.get(random.nextInt(sent.size()));
+        broker.publish(queue, duplicate.messageId(), JSON.writeValueAsBytes(duplicate));
         sent.add(sent.get(0)); // only counts the published ones
       }
     }
