@@ -172,6 +172,40 @@ class IdempotentKafkaConsumerTest {
   }
 
   @Test
+  void aBatchWithAReusedIdIsHandledOneByOneAndOnlyTheReusedIdIsSkipped() throws Exception {
+    String topic = "idem-test-" + UUID.randomUUID();
+    broker.createTopic(topic, 1);
+    String group = "group-" + UUID.randomUUID();
+    String reused = UUID.randomUUID().toString();
+    List<OutboxMessage> records = List.of(
+        new OutboxMessage(reused, topic, "k", "OrderPaid", Map.of(), "{\"amount\":1}", Instant.now()),
+        new OutboxMessage(UUID.randomUUID().toString(), topic, "k", "OrderPaid", Map.of(), "{}", Instant.now()),
+        // The same id with other content: the claim refuses it (IdempotencyKeyReusedException).
+        new OutboxMessage(reused, topic, "k", "OrderPaid", Map.of(), "{\"amount\":2}", Instant.now()),
+        new OutboxMessage(UUID.randomUUID().toString(), topic, "k", "OrderPaid", Map.of(), "{}", Instant.now()));
+    try (KafkaOutboxPublisher publisher =
+             KafkaOutboxPublisher.builder(Map.of("bootstrap.servers", broker.bootstrapServers())).build()) {
+      for (PublishOutcome outcome : publisher.publish(records)) {
+        assertEquals(PublishOutcome.Status.SENT, outcome.status(), String.valueOf(outcome));
+      }
+    }
+    IdempotentKafkaConsumer consumer = IdempotentKafkaConsumer.builder(config(group), List.of(topic))
+        .startBatches(messages -> events.applyAll(messages.stream()
+            .map(m -> new AppliedEvents.Event(m.messageId(), m.valueText())).toList(), group));
+    try {
+      long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(60);
+      while (!committedOffsets(group, topic).equals(endOffsets(topic)) && System.nanoTime() < deadline) {
+        Thread.sleep(100);
+      }
+    } finally {
+      consumer.close();
+    }
+    assertEquals(1, consumer.rejected(), "only the reused id was skipped");
+    assertEquals(3, effects.effects(group));
+    assertEquals(endOffsets(topic), committedOffsets(group, topic), "and committed past");
+  }
+
+  @Test
   void settingsThatWouldCommitBeforeTheHandlerAreRefused() {
     IllegalArgumentException error = assertThrows(IllegalArgumentException.class, () -> IdempotentKafkaConsumer
         .builder(Map.of("bootstrap.servers", "x:1", "group.id", "g", "enable.auto.commit", "true"), List.of("t")));

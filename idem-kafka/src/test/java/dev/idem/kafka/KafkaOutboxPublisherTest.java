@@ -109,6 +109,20 @@ class KafkaOutboxPublisherTest extends OutboxPublisherContract {
   }
 
   @Test
+  void aTopicThatDoesNotExistIsRetriedAfterOneMetadataWaitPerBatch() throws Exception {
+    String missing = "idem-test-missing-" + UUID.randomUUID(); // a valid name: it may be created later
+    String existing = newDestination();
+    try (OutboxPublisher publisher = KafkaOutboxPublisher.builder(Map.of("bootstrap.servers",
+        broker.bootstrapServers(), "max.block.ms", "1000")).build()) {
+      List<dev.idem.runtime.PublishOutcome> outcomes = publisher.publish(List.of(message(missing, "k", "{}"),
+          message(existing, "k", "{}"), message(missing, "k", "{}")));
+      assertEquals(List.of(dev.idem.runtime.PublishOutcome.Status.RETRY, dev.idem.runtime.PublishOutcome.Status.SENT,
+          dev.idem.runtime.PublishOutcome.Status.RETRY),
+          outcomes.stream().map(dev.idem.runtime.PublishOutcome::status).toList(), outcomes.toString());
+    }
+  }
+
+  @Test
   void settingsThatWouldLoseOrReorderEventsAreRefused() {
     IllegalArgumentException acks = assertThrows(IllegalArgumentException.class,
         () -> KafkaOutboxPublisher.builder(Map.of("bootstrap.servers", "x:1", "acks", "1")));

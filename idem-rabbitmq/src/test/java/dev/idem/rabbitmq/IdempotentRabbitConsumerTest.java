@@ -134,6 +134,29 @@ class IdempotentRabbitConsumerTest {
     assertEquals(0, broker.readyMessages(queue));
   }
 
+  @Test
+  void aDeliveryWithoutAMessageIdIsRejectedAndTheOthersTakeEffect() throws Exception {
+    String queue = broker.declareQueue();
+    broker.admin().basicPublish("", queue, null, "{\"no\":\"id\"}".getBytes(java.nio.charset.StandardCharsets.UTF_8));
+    broker.admin().basicPublish("", queue, new com.rabbitmq.client.AMQP.BasicProperties.Builder()
+        .messageId("with-an-id").build(), "{}".getBytes(java.nio.charset.StandardCharsets.UTF_8));
+    IdempotentRabbitConsumer consumer = IdempotentRabbitConsumer.builder(broker.connection(), queue, "no-id")
+        .start(message -> events.apply(new AppliedEvents.Event(message.messageId(), message.bodyText()),
+            message.group()));
+    try {
+      long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(30);
+      while (consumer.acked() + consumer.rejected() < 2 && System.nanoTime() < deadline) {
+        Thread.sleep(20);
+      }
+    } finally {
+      consumer.close();
+    }
+    assertEquals(1, consumer.rejected());
+    assertEquals(1, consumer.acked());
+    assertEquals(1, effects.effects("no-id"));
+    assertEquals(0, broker.readyMessages(queue), "rejected without requeue");
+  }
+
   private static void killIfAt(Set<String> killPoints, List<RabbitMessage> committed) {
     for (RabbitMessage message : committed) {
       if (killPoints.remove(message.messageId())) {
