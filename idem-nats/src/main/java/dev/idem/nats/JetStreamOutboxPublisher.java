@@ -145,14 +145,19 @@ public final class JetStreamOutboxPublisher implements OutboxPublisher {
   }
 
   static PublishOutcome outcome(Throwable failure) {
-    String text = String.valueOf(failure.getMessage());
-    if (text.contains("No Responders") || text.contains("503")) {
-      return PublishOutcome.park("no stream takes the subject (no responders): " + text);
+    // The client wraps the cause (a CompletionException, a RuntimeException): look along the chain.
+    for (Throwable cause = failure; cause != null; cause = cause.getCause()) {
+      String text = String.valueOf(cause.getMessage());
+      // A status 503 instead of a PubAck: nobody answers on the subject, i.e. no stream takes it. (A JetStream
+      // error such as "temporarily unavailable" comes as a JetStreamApiException instead, and is retried.)
+      if (cause instanceof IOException && text.startsWith("Error Publishing: 503")) {
+        return PublishOutcome.park("no stream takes the subject (no responders): " + text);
+      }
+      if (cause instanceof JetStreamApiException api && api.getApiErrorCode() == MESSAGE_SIZE_EXCEEDS_MAXIMUM) {
+        return PublishOutcome.park("the stream refuses its size: " + text);
+      }
     }
-    if (failure instanceof JetStreamApiException api && api.getApiErrorCode() == MESSAGE_SIZE_EXCEEDS_MAXIMUM) {
-      return PublishOutcome.park("the stream refuses its size: " + text);
-    }
-    return PublishOutcome.retry(failure.getClass().getSimpleName() + ": " + text);
+    return PublishOutcome.retry(failure.getClass().getSimpleName() + ": " + failure.getMessage());
   }
 
   private static Headers headers(OutboxMessage message) {
