@@ -15,6 +15,7 @@ import dev.idem.runtime.IdempotencyListener;
 import dev.idem.runtime.LockLease;
 import dev.idem.runtime.LockProvider;
 import dev.idem.runtime.SingleFlightLockLostException;
+import dev.idem.testing.CountingDataSource;
 import dev.idem.testing.DatabaseContract;
 import dev.idem.testing.FaultProxy;
 import dev.idem.testing.TestDatabase;
@@ -81,6 +82,41 @@ abstract class LockContractTest extends DatabaseContract {
     assertTrue(second.fencingToken() > first.fencingToken(), second + " after " + first);
     assertFalse(locks.release(first, Duration.ZERO), "a release is fenced by its owner token");
     assertEquals(Optional.empty(), locks.tryAcquire("job", Duration.ofMinutes(1)), "the stale release changed nothing");
+  }
+
+  /**
+   * Round trips, counted rather than timed: once a name has its row, an acquisition is one statement (two on H2: its
+   * MERGE cannot return the row), a release one, each in auto-commit mode (no commit, no setAutoCommit), one
+   * connection borrowed per call. On MariaDB and MySQL the token comes back in the UPDATE's own reply.
+   */
+  @Test
+  void anAcquisitionIsOneStatementAndAReleaseOneOnceTheNameHasItsRow() {
+    CountingDataSource counting = new CountingDataSource(database.dataSource());
+    try (IdemRuntime counted = IdemRuntime.builder().dataSource(counting).build()) {
+      LockProvider provider = counted.lockProvider();
+      LockLease first = provider.tryAcquire("counted", Duration.ofMinutes(1)).orElseThrow();
+      assertTrue(provider.release(first, Duration.ZERO));
+      long previous = first.fencingToken();
+      for (int i = 0; i < 3; i++) {
+        CountingDataSource.Counts before = counting.counts();
+        LockLease lease = provider.tryAcquire("counted", Duration.ofMinutes(1)).orElseThrow();
+        CountingDataSource.Counts acquire = counting.counts().minus(before);
+        assertTrue(lease.fencingToken() > previous, lease + " after token " + previous);
+        previous = lease.fencingToken();
+        int expected = database() == TestDatabase.H2 ? 2 : 1;
+        assertEquals(expected, acquire.statements(), "acquire: " + counting.executedSql());
+        assertEquals(expected, acquire.autoCommitStatements(), "acquire in auto-commit mode");
+        assertEquals(1, acquire.connections());
+        assertEquals(0, acquire.commits() + acquire.rollbacks() + acquire.autoCommitChanges(), acquire.toString());
+        before = counting.counts();
+        assertTrue(provider.release(lease, Duration.ZERO));
+        CountingDataSource.Counts release = counting.counts().minus(before);
+        assertEquals(1, release.statements(), "release");
+        assertEquals(1, release.autoCommitStatements(), "release in auto-commit mode");
+        assertEquals(0, release.commits() + release.rollbacks() + release.autoCommitChanges(), release.toString());
+      }
+      assertEquals(previous, lockRow("counted"), "the token the reply reported is the row's");
+    }
   }
 
   @Test
@@ -316,6 +352,19 @@ abstract class LockContractTest extends DatabaseContract {
   private long leaseUntil(String name) {
     try (Connection connection = database.dataSource().getConnection();
         var query = connection.prepareStatement("SELECT lease_until FROM idem_lock WHERE name = ?")) {
+      query.setString(1, name);
+      try (var rs = query.executeQuery()) {
+        assertTrue(rs.next());
+        return rs.getLong(1);
+      }
+    } catch (SQLException e) {
+      throw new AssertionError(e);
+    }
+  }
+
+  private long lockRow(String name) {
+    try (Connection connection = database.dataSource().getConnection();
+        var query = connection.prepareStatement("SELECT fence FROM idem_lock WHERE name = ?")) {
       query.setString(1, name);
       try (var rs = query.executeQuery()) {
         assertTrue(rs.next());
