@@ -293,7 +293,7 @@ public final class RedisLockProvider implements LockProvider, AutoCloseable {
 
     /**
      * Connects to a Redis Cluster through its seed nodes; the provider owns the client and closes it. The topology
-     * is refreshed on redirections, on reconnects and every 5 s, so a failover is followed.
+     * is refreshed every 5 s, on redirections and after three failed reconnects to a node, so a failover is followed.
      *
      * @param seeds some of the cluster's nodes
      * @return the provider
@@ -302,10 +302,15 @@ public final class RedisLockProvider implements LockProvider, AutoCloseable {
       RedisClusterClient client = RedisClusterClient.create(seeds);
       client.setOptions(ClusterClientOptions.builder()
           .autoReconnect(true)
-          .disconnectedBehavior(ClientOptions.DisconnectedBehavior.REJECT_COMMANDS)
+          // Not REJECT_COMMANDS: the connection to each node opens at its first command, which would be refused.
+          // A command queued while a node's connection is re-established fails by the command timeout.
+          .disconnectedBehavior(ClientOptions.DisconnectedBehavior.ACCEPT_COMMANDS)
           .timeoutOptions(TimeoutOptions.enabled(commandTimeout))
           .topologyRefreshOptions(ClusterTopologyRefreshOptions.builder()
               .enablePeriodicRefresh(Duration.ofSeconds(5))
+              // A master that stops answering: refresh after a few failed reconnects (an adaptive trigger, on by
+              // default like the MOVED and ASK ones) rather than wait for the period.
+              .refreshTriggersReconnectAttempts(3)
               .build())
           .build());
       try {
