@@ -496,6 +496,14 @@ abstract class SqlDialect {
     return "SELECT state FROM " + table + BY_KEY + " FOR UPDATE NOWAIT";
   }
 
+  /**
+   * SQL reading a record's state under its row lock, waiting for it (a reconciliation in progress holds it), in the
+   * reconciling retry's transaction; parameters: scope, key.
+   */
+  String reconcileLockSql(String table) {
+    return "SELECT state, result FROM " + table + BY_KEY + " FOR UPDATE";
+  }
+
   /** Whether a statement failed because a lock was held and it was told not to wait. */
   abstract boolean isLockNotAvailable(SQLException e);
 
