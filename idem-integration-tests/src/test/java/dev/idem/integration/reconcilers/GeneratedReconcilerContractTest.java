@@ -31,7 +31,7 @@ import org.junit.jupiter.api.Timeout;
 abstract class GeneratedReconcilerContractTest extends DatabaseContract {
 
   /** The bank: what it paid out, what the reconciler was asked; the delegate fails after paying when told to. */
-  static final class Bank implements Payouts {
+  static class Bank implements Payouts {
     final Map<String, Long> paid = new ConcurrentHashMap<>();
     final List<String> asked = new CopyOnWriteArrayList<>();
     final AtomicInteger notified = new AtomicInteger();
