@@ -29,12 +29,13 @@ import javax.lang.model.type.TypeMirror;
  * @param keyTime whether the key's first part carries its time (checked to be a String, or a UUID for UUID_V7)
  * @param onExpiredLease ({@link Mode#CLAIM}) the {@code dev.idem.ExpiredLease} constant's name
  * @param onUndeclaredFailure ({@link Mode#CLAIM}) the {@code dev.idem.UndeclaredFailure} constant's name
+ * @param reconciler ({@link Mode#CLAIM}) the interface's {@code @Reconciles} method for this command, or null
  */
 record CommandMethod(ExecutableElement method, ExecutableType type, String scope,
                      CodecTypeReader.Shape resultShape, String retention,
                      List<KeyPart> keyParts, List<String> payloadParameters, Mode mode, String lease,
                      InFlight onInFlight, String waitTimeout, List<ReplayedFailure> replayOn, KeyTime keyTime,
-                     String onExpiredLease, String onUndeclaredFailure)
+                     String onExpiredLease, String onUndeclaredFailure, ExecutableElement reconciler)
     implements MethodModel {
 
   CommandMethod {
@@ -45,6 +46,12 @@ record CommandMethod(ExecutableElement method, ExecutableType type, String scope
     Duration.parse(retention);
     Duration.parse(lease);
     Duration.parse(waitTimeout);
+  }
+
+  /** @return this command with the {@code @Reconciles} method that reconciles its parked keys */
+  CommandMethod withReconciler(ExecutableElement reconcilerMethod) {
+    return new CommandMethod(method, type, scope, resultShape, retention, keyParts, payloadParameters, mode, lease,
+        onInFlight, waitTimeout, replayOn, keyTime, onExpiredLease, onUndeclaredFailure, reconcilerMethod);
   }
 
   TypeMirror returnType() {

@@ -192,7 +192,7 @@ final class CommandValidator {
     CommandMethod commandMethod = new CommandMethod(method, type, scope, resultShape, retention, keyParts, payload,
         mode,
         Annotations.stringValue(command, "lease"), onInFlight, Annotations.stringValue(command, "waitTimeout"),
-        replayOn, keyTime, onExpiredLease, onUndeclaredFailure);
+        replayOn, keyTime, onExpiredLease, onUndeclaredFailure, null);
     Optional<MethodModel> model = batch.model(commandMethod, command, report);
     if (model.isEmpty() || !scopes.register(scope, method, command, report)) {
       return Optional.empty();

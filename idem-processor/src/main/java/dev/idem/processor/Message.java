@@ -197,6 +197,39 @@ enum Message {
       "@SingleFlight on %s sets waitTimeout, which only onBusy = OnBusy.WAIT uses: with OnBusy.SKIP a busy call"
           + " returns at once. Set onBusy = OnBusy.WAIT, or remove waitTimeout."),
 
+  // Reconcilers of parked CLAIM commands (@Reconciles): IDEM-097 to 099, IDEM-140 to 143.
+  RECONCILER_UNKNOWN_COMMAND(
+      "IDEM-097",
+      "@Reconciles(\"%s\") on %s names no @IdempotentCommand method of %s. Name the CLAIM command this method"
+          + " reconciles, by its method name (one that is not overloaded)."),
+  RECONCILER_COMMAND_NEVER_PARKS(
+      "IDEM-098",
+      "@Reconciles(\"%s\") on %s: %s. A reconciler answers for keys parked OUTCOME_UNKNOWN, which only a CLAIM"
+          + " command with onExpiredLease = ExpiredLease.PARK or onUndeclaredFailure = UndeclaredFailure.PARK"
+          + " leaves; declare one of them on the command, or remove the reconciler."),
+  RECONCILER_PARAMETERS(
+      "IDEM-099",
+      "Reconciler %s takes (%s) but the command %s takes (%s). idem calls it with the retry's arguments, which are"
+          + " the parked call's: declare exactly the command's parameter types, in the same order."),
+  RECONCILER_RESULT_TYPE(
+      "IDEM-140",
+      "Reconciler %s returns %s, but it must return Reconciliation<%s>: dev.idem.runtime.Reconciliation of the"
+          + " result type of the command %s (Void for a void command), so that a \"happened\" answer can be"
+          + " recorded and replayed as the command's result."),
+  RECONCILER_DUPLICATE(
+      "IDEM-141",
+      "%s reconciles %s, which %s already reconciles. A command has at most one reconciler: keep one."),
+  RECONCILER_AND_OTHER_ANNOTATION(
+      "IDEM-142",
+      "%s is annotated both @Reconciles and @%s. A reconciler is a query the generated class forwards to the"
+          + " delegate, not a command, transition or job of its own: keep @Reconciles on a method of its own."),
+
+  RECONCILER_OF_RESULT_WRAPPER(
+      "IDEM-143",
+      "%s reconciles %s, which returns IdempotentResult<%s>; reconcilers of such commands are not supported yet."
+          + " Declare the command to return %s, or resolve its parked keys with IdemAdmin.resolve instead of a"
+          + " reconciler."),
+
   // Interfaces as users write them: IDEM-06x.
   GENERIC_INHERITING_INTERFACE(
       "IDEM-060",

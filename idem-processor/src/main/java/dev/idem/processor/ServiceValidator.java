@@ -61,6 +61,7 @@ final class ServiceValidator {
     }
     DeclaredType serviceType = (DeclaredType) service.asType();
     List<MethodModel> methods = new ArrayList<>();
+    List<ReconcilerValidator.Candidate> reconcilers = new ArrayList<>();
     for (ExecutableElement method : implementableMethods(service)) {
       ExecutableType type = (ExecutableType) types.asMemberOf(serviceType, method);
       if (reportUnnameableTypes(service, method, type, report)) {
@@ -69,6 +70,21 @@ final class ServiceValidator {
       Optional<AnnotationMirror> command = Annotations.find(method, Annotations.IDEMPOTENT_COMMAND);
       Optional<AnnotationMirror> transition = Annotations.find(method, Annotations.STATE_TRANSITION);
       Optional<AnnotationMirror> singleFlight = Annotations.find(method, Annotations.SINGLE_FLIGHT);
+      Optional<AnnotationMirror> reconciles = Annotations.find(method, Annotations.RECONCILES);
+      if (reconciles.isPresent()) {
+        Optional<AnnotationMirror> other = command.or(() -> transition).or(() -> singleFlight);
+        if (other.isPresent()) {
+          String name = ((TypeElement) other.get().getAnnotationType().asElement()).getSimpleName().toString();
+          report.report(Message.RECONCILER_AND_OTHER_ANNOTATION, method, reconciles.get(), method.getSimpleName(),
+              name);
+          continue;
+        }
+        reportStrayKeys(method, report);
+        reportStrayTransitionParameters(method, report);
+        reconcilers.add(new ReconcilerValidator.Candidate(method, type, reconciles.get()));
+        methods.add(new ForwardedMethod(method, type)); // the generated class forwards it to the delegate
+        continue;
+      }
       if (singleFlight.isPresent()) {
         if (command.isPresent() || transition.isPresent()) {
           report.report(Message.SINGLE_FLIGHT_AND_COMMAND, method, singleFlight.get(), method.getSimpleName(),
@@ -97,6 +113,9 @@ final class ServiceValidator {
         methods.add(new ForwardedMethod(method, type));
       }
     }
+    if (!reconcilers.isEmpty()) {
+      methods = new ReconcilerValidator(types, elements).attach(service, methods, reconcilers, report);
+    }
     if (!report.isClean()) {
       return Optional.empty();
     }
@@ -109,7 +128,8 @@ final class ServiceValidator {
     return ElementFilter.methodsIn(service.getEnclosedElements()).stream()
         .anyMatch(method -> Annotations.find(method, Annotations.IDEMPOTENT_COMMAND).isPresent()
             || Annotations.find(method, Annotations.STATE_TRANSITION).isPresent()
-            || Annotations.find(method, Annotations.SINGLE_FLIGHT).isPresent());
+            || Annotations.find(method, Annotations.SINGLE_FLIGHT).isPresent()
+            || Annotations.find(method, Annotations.RECONCILES).isPresent());
   }
 
   /**
@@ -207,7 +227,7 @@ final class ServiceValidator {
       }
       boolean annotated = false;
       for (String annotationName : List.of(Annotations.IDEMPOTENT_COMMAND, Annotations.STATE_TRANSITION,
-          Annotations.SINGLE_FLIGHT)) {
+          Annotations.SINGLE_FLIGHT, Annotations.RECONCILES)) {
         Optional<AnnotationMirror> annotation = Annotations.find(method, annotationName);
         if (annotation.isPresent()) {
           Misplaced.report(method, annotation.get(), annotationName, report);

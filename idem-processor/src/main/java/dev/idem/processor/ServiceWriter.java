@@ -255,6 +255,13 @@ final class ServiceWriter extends SourceFileGenerator<ServiceModel> {
         command.returnsOutcome() ? TypeName.get(command.returnType()) : stored);
     method.addCode(isVoid ? "$T $N = () -> {\n$>$L;\nreturn null;\n$<};\n" : "$T $N = () -> $L;\n", bodyType,
         bodyName, call);
+    if (command.reconciler() != null) {
+      // A retry that meets the key parked asks the delegate's @Reconciles method, with this call's arguments.
+      String reconciledName = LocalNames.unique("reconciled", names);
+      method.addStatement("$T $N = $T.<$T>reconciledBy($N, () -> $N.$N($L))", bodyType, reconciledName, COMMAND_BODY,
+          stored, bodyName, delegate, command.reconciler().getSimpleName(), arguments(command));
+      bodyName = reconciledName;
+    }
     CodeBlock execute = CodeBlock.of("$N.<$T>$N($N,\nnew Object[] {$L},\n$L,\n$N)", runtime, stored, executeMethod,
         specName, CodeBlock.join(keyValues, ", "), payload, bodyName);
     if (isVoid) {

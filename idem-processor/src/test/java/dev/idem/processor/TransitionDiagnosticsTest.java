@@ -170,7 +170,8 @@ class TransitionDiagnosticsTest {
   @AfterAll
   static void everyTransitionMessageIsCovered() {
     Set<Message> missing = EnumSet.allOf(Message.class);
-    missing.removeIf(message -> !message.tag().startsWith("IDEM-1"));
+    // IDEM-14x are the reconcilers of parked CLAIM commands, covered by NegativeDiagnosticsTest.
+    missing.removeIf(message -> !message.tag().startsWith("IDEM-1") || message.tag().startsWith("IDEM-14"));
     missing.removeAll(COVERED);
     if (COVERED.size() > 1) {
       assertWithMessage("transition messages without a test").that(missing).isEmpty();

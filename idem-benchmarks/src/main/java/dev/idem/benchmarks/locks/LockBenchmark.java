@@ -1,10 +1,14 @@
 package dev.idem.benchmarks.locks;
 
 import dev.idem.benchmarks.jmh.BenchDatabase;
+import dev.idem.redis.RedisLockProvider;
 import dev.idem.runtime.IdemRuntime;
 import dev.idem.runtime.LockLease;
 import dev.idem.runtime.LockProvider;
 import dev.idem.testing.TestDatabase;
+import io.lettuce.core.RedisClient;
+import io.lettuce.core.RedisURI;
+import io.lettuce.core.api.StatefulRedisConnection;
 import java.lang.management.ManagementFactory;
 import java.time.Duration;
 import java.time.Instant;
@@ -29,6 +33,9 @@ import org.springframework.jdbc.core.JdbcTemplate;
  * idem's {@code LockProvider} (the {@code idem_lock} table: database time, a fencing token per acquisition), idem's
  * {@code runSingleFlight} with an empty body (the same plus the watchdog's start and stop), ShedLock's plain JDBC
  * provider (the application's clock, no fencing token) and its JdbcTemplate provider with {@code usingDbTime()}.
+ * A fifth subject, idem's {@code RedisLockProvider} on the Redis at {@code idem.bench.redis} (default
+ * {@code redis://127.0.0.1:6379}, keys under a prefix of the run's own, removed at the end), shows what moving the
+ * locks off the database buys; it has no ShedLock counterpart in the ratios.
  * Each thread takes and releases a lock of its own name, so that every attempt wins: the figure is the cost of a
  * lock cycle, not of contention. Variants are interleaved in rounds so that a drift of the machine hits all alike;
  * each figure is the median of its rounds. Run it on a quiet machine (it prints the load averages):
@@ -60,8 +67,8 @@ public final class LockBenchmark {
     }
     System.out.println();
     System.out.println("| database | threads | idem LockProvider | idem runSingleFlight | ShedLock JDBC | ShedLock"
-        + " usingDbTime() | idem / ShedLock | idem / ShedLock usingDbTime() |");
-    System.out.println("| --- | --- | --- | --- | --- | --- | --- | --- |");
+        + " usingDbTime() | idem / ShedLock | idem / ShedLock usingDbTime() | idem RedisLockProvider |");
+    System.out.println("| --- | --- | --- | --- | --- | --- | --- | --- | --- |");
     rows.forEach(System.out::println);
     System.out.println();
     System.out.println("Load averages after: " + loadAverages());
@@ -79,6 +86,9 @@ public final class LockBenchmark {
     net.javacrumbs.shedlock.core.LockProvider shedLockDbTime = new JdbcTemplateLockProvider(
         JdbcTemplateLockProvider.Configuration.builder().withJdbcTemplate(new JdbcTemplate(dataSource))
             .usingDbTime().build());
+    String redisPrefix = "idem-bench-lock:" + java.util.UUID.randomUUID().toString().substring(0, 8) + ":";
+    RedisLockProvider redis = RedisLockProvider.builder().keyPrefix(redisPrefix)
+        .connect(RedisURI.create(System.getProperty("idem.bench.redis", "redis://127.0.0.1:6379")));
     List<Variant> variants = List.of(
         new Variant("idem LockProvider", name -> {
           Optional<LockLease> lease = idem.tryAcquire(name, AT_MOST);
@@ -87,7 +97,12 @@ public final class LockBenchmark {
         }),
         new Variant("idem runSingleFlight", name -> runtime.runSingleFlight(name, AT_MOST, Duration.ZERO, () -> { })),
         new Variant("ShedLock JDBC", name -> shedLockCycle(shedLock, name)),
-        new Variant("ShedLock usingDbTime()", name -> shedLockCycle(shedLockDbTime, name)));
+        new Variant("ShedLock usingDbTime()", name -> shedLockCycle(shedLockDbTime, name)),
+        new Variant("idem RedisLockProvider", name -> {
+          Optional<LockLease> lease = redis.tryAcquire(name, AT_MOST);
+          lease.ifPresent(held -> redis.release(held, Duration.ZERO));
+          return lease.isPresent();
+        }));
     List<String> rows = new ArrayList<>();
     for (int threads : new int[] {1, 8}) {
       double[][] rates = new double[variants.size()][ROUNDS];
@@ -100,13 +115,34 @@ public final class LockBenchmark {
         }
       }
       double[] medians = Arrays.stream(rates).mapToDouble(LockBenchmark::median).toArray();
-      rows.add(String.format(Locale.ROOT, "| %s | %d | %,.0f/s | %,.0f/s | %,.0f/s | %,.0f/s | %.2f× | %.2f× |",
-          bench.database().displayName(), threads, medians[0], medians[1], medians[2], medians[3],
-          medians[0] / medians[2], medians[0] / medians[3]));
+      rows.add(String.format(Locale.ROOT, "| %s | %d | %,.0f/s | %,.0f/s | %,.0f/s | %,.0f/s | %.2f× | %.2f× |"
+          + " %,.0f/s |", bench.database().displayName(), threads, medians[0], medians[1], medians[2], medians[3],
+          medians[0] / medians[2], medians[0] / medians[3], medians[4]));
       System.out.println(rows.get(rows.size() - 1) + "   rounds: " + Arrays.deepToString(rates));
     }
     runtime.close();
+    removeKeys(redis, variants);
+    redis.close();
     return rows;
+  }
+
+  /** The Redis subject's keys: every thread's lock and fencing counter (the names {@link #run} uses). */
+  private static void removeKeys(RedisLockProvider redis, List<Variant> variants) {
+    RedisClient client = RedisClient.create(System.getProperty("idem.bench.redis", "redis://127.0.0.1:6379"));
+    try (StatefulRedisConnection<String, String> connection = client.connect()) {
+      for (Variant variant : variants) {
+        for (int t = 0; t < 8; t++) {
+          String name = threadName(variant, t);
+          connection.sync().del(redis.lockKey(name), redis.fenceKey(name));
+        }
+      }
+    } finally {
+      client.shutdown();
+    }
+  }
+
+  private static String threadName(Variant variant, int thread) {
+    return "bench-" + variant.name().replace(' ', '-').replace("(", "").replace(")", "") + "-" + thread;
   }
 
   private static boolean shedLockCycle(net.javacrumbs.shedlock.core.LockProvider provider, String name) {
@@ -123,7 +159,7 @@ public final class LockBenchmark {
     CountDownLatch start = new CountDownLatch(1);
     List<Thread> workers = new ArrayList<>();
     for (int t = 0; t < threads; t++) {
-      String name = "bench-" + variant.name().replace(' ', '-') + "-" + t;
+      String name = threadName(variant, t);
       Thread worker = new Thread(() -> {
         try {
           start.await();

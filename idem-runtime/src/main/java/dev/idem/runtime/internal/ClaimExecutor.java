@@ -7,6 +7,7 @@ import dev.idem.runtime.IdempotencyInProgressException;
 import dev.idem.runtime.IdempotencyKeyReusedException;
 import dev.idem.runtime.IdempotencyLeaseLostException;
 import dev.idem.runtime.IdempotencyOutcomeUnknownException;
+import dev.idem.runtime.Reconciliation;
 import dev.idem.runtime.IdempotencyResultTooLargeException;
 import dev.idem.runtime.IdempotencyStoreException;
 import dev.idem.runtime.IdempotencyCommitUnknownException;
@@ -99,6 +100,9 @@ final class ClaimExecutor {
   private final String markOutcomeUnknownSql;
   private final String releaseSql;
   private final String extendSql;
+  private final String reconcileLockSql;
+  private final String resolveSql;
+  private final String releaseUnknownSql;
 
   ClaimExecutor(TransactionManager transactions, SqlDialect dialect, String table, ResultCodec results,
       DatabaseClock time, SafeListener listener, CompletedRecordCache cache) {
@@ -120,6 +124,80 @@ final class ClaimExecutor {
     this.markOutcomeUnknownSql = dialect.markOutcomeUnknownSql(table);
     this.releaseSql = dialect.releaseSql(table);
     this.extendSql = dialect.extendLeaseSql(table);
+    this.reconcileLockSql = dialect.reconcileLockSql(table);
+    this.resolveSql = dialect.resolveSql(table);
+    this.releaseUnknownSql = dialect.releaseOutcomeUnknownSql(table);
+  }
+
+  /**
+   * A retry met its key parked ({@code OUTCOME_UNKNOWN}) and the command declares a reconciler: under the record's
+   * row lock (so that of concurrent retries one asks the external system and the others wait, then find the key
+   * settled), asks it, and resolves the record with the reported result or deletes it. Returns when the record was
+   * settled, by this retry or another; throws {@link IdempotencyOutcomeUnknownException} when the reconciler cannot
+   * tell or fails (nothing changed).
+   */
+  private <T> void reconcile(Connection connection, CommandSpec<T> spec, String key,
+      CommandReconciler<T> reconciler) throws SQLException {
+    String scope = spec.scope();
+    connection.setAutoCommit(false);
+    boolean settled = false;
+    try {
+      String state = null;
+      String noteJson = null;
+      try (PreparedStatement lock = connection.prepareStatement(reconcileLockSql)) {
+        lock.setString(1, scope);
+        lock.setString(2, key);
+        try (ResultSet rs = lock.executeQuery()) {
+          if (rs.next()) {
+            state = rs.getString(1);
+            noteJson = rs.getString(2);
+          }
+        }
+      }
+      if (!SqlDialect.OUTCOME_UNKNOWN.equals(state)) {
+        connection.commit(); // settled by a concurrent retry (or forgotten): the next round reads it
+        settled = true;
+        return;
+      }
+      OutcomeNote note = OutcomeNote.parse(noteJson, time.millis(connection));
+      Reconciliation<T> answer;
+      try {
+        answer = reconciler.reconcile();
+      } catch (Exception | Error e) {
+        throw new IdempotencyOutcomeUnknownException(scope, key, Instant.ofEpochMilli(note.since()),
+            note.problem() + "; its reconciler failed, so the key stays parked", true, e);
+      }
+      if (answer instanceof Reconciliation.Happened<T> happened) {
+        String json = spec.resultType().isVoid() ? null : results.write(spec, key, happened.result());
+        try (PreparedStatement resolve = connection.prepareStatement(resolveSql)) {
+          resolve.setString(1, json);
+          resolve.setString(2, spec.resultShape());
+          resolve.setString(3, scope);
+          resolve.setString(4, key);
+          resolve.executeUpdate();
+        }
+      } else if (answer instanceof Reconciliation.DidNotHappen<T>) {
+        try (PreparedStatement release = connection.prepareStatement(releaseUnknownSql)) {
+          release.setString(1, scope);
+          release.setString(2, key);
+          release.executeUpdate();
+        }
+      } else {
+        String reason = answer instanceof Reconciliation.StillUnknown<T> unknown ? unknown.reason()
+            : "its reconciler returned null";
+        throw new IdempotencyOutcomeUnknownException(scope, key, Instant.ofEpochMilli(note.since()),
+            note.problem() + "; its reconciler cannot tell yet (" + reason + "), so the key stays parked", true,
+            null);
+      }
+      connection.commit();
+      settled = true;
+      cache.evict(scope, key);
+    } finally {
+      if (!settled) {
+        Quietly.rollback(connection);
+      }
+      connection.setAutoCommit(true);
+    }
   }
 
   /**
@@ -293,6 +371,12 @@ final class ClaimExecutor {
               row.resultShape(), row.expiresAt(), row.createdAt()));
         }
         if (SqlDialect.OUTCOME_UNKNOWN.equals(row.state())) {
+          if (body instanceof CommandBody.Reconciled<T> reconciled) {
+            // The retry's payload matches the parked call's (the fingerprint, checked above): ask the reconciler
+            // with its arguments, then read what it settled in the next round.
+            reconcile(connection, spec, key, reconciled.reconciler());
+            continue;
+          }
           OutcomeNote note = OutcomeNote.parse(row.result(), row.createdAt());
           throw new IdempotencyOutcomeUnknownException(scope, key, Instant.ofEpochMilli(note.since()),
               note.problem(), true, null);
@@ -313,6 +397,9 @@ final class ClaimExecutor {
             if (markUnknown(connection, spec, key, row.ownerToken(), OutcomeNote.write(now, problem),
                 now + spec.retentionMillis())) {
               listener.outcomeUnknown(scope, key);
+              if (body instanceof CommandBody.Reconciled<T>) {
+                continue; // the next round finds it parked and asks the reconciler
+              }
               throw new IdempotencyOutcomeUnknownException(scope, key, Instant.ofEpochMilli(now), problem, true,
                   null);
             }

@@ -9,6 +9,7 @@ import java.sql.Connection;
 import java.sql.PreparedStatement;
 import java.sql.ResultSet;
 import java.sql.SQLException;
+import java.sql.Statement;
 import java.time.Duration;
 import java.util.Optional;
 import java.util.UUID;
@@ -16,8 +17,9 @@ import javax.sql.DataSource;
 
 /**
  * The runtime's own {@link LockProvider}: the {@code idem_lock} table on the runtime's database. Each call borrows a
- * pooled connection for one statement (two where the acquisition cannot return its row) in auto-commit mode and
- * gives it back, so a watchdog holds no connection between renewals. Every time is the database's, taken by the
+ * pooled connection for one statement in auto-commit mode (the acquisition on H2 reads its row back in a second;
+ * the first acquisition of a name on MariaDB and MySQL is an INSERT after the UPDATE found no row) and gives it
+ * back, so a watchdog holds no connection between renewals. Every time is the database's, taken by the
  * statement ({@link SqlDialect#lockNowMillis()}); the fencing token increases in the statement that takes the lease.
  */
 final class JdbcLockProvider implements LockProvider {
@@ -80,13 +82,24 @@ final class JdbcLockProvider implements LockProvider {
   /** MariaDB and MySQL: the takeover UPDATE; only where the name has no row yet, the INSERT of its first lease. */
   private Optional<LockLease> takeOverOrInsert(Connection connection, String name, String owner,
       Duration lockAtMostFor) throws SQLException {
-    try (PreparedStatement takeOver = connection.prepareStatement(acquireSql)) {
+    boolean insertId = dialect.lockAcquireReportsFenceAsInsertId();
+    try (PreparedStatement takeOver = insertId
+        ? connection.prepareStatement(acquireSql, Statement.RETURN_GENERATED_KEYS)
+        : connection.prepareStatement(acquireSql)) {
       takeOver.setString(1, owner);
       takeOver.setLong(2, lockAtMostFor.toMillis());
       takeOver.setString(3, lockedBy);
       takeOver.setString(4, name);
       if (takeOver.executeUpdate() == 1) {
-        return readBack(connection, name, owner);
+        if (insertId) {
+          // The token the statement set with LAST_INSERT_ID(fence + 1), from its own reply: no second round trip.
+          try (ResultSet keys = takeOver.getGeneratedKeys()) {
+            if (keys.next() && keys.getLong(1) > 0) {
+              return Optional.of(new LockLease(name, owner, keys.getLong(1)));
+            }
+          }
+        }
+        return readBack(connection, name, owner); // a driver that does not report the insert id
       }
     }
     try (PreparedStatement insert = connection.prepareStatement(insertSql)) {

@@ -178,6 +178,15 @@ abstract class SqlDialect {
   }
 
   /**
+   * Whether {@link #lockAcquireSql()} sets the new fencing token as the statement's insert id
+   * ({@code LAST_INSERT_ID(expr)}, MariaDB and MySQL), which the driver returns with the update count
+   * ({@code getGeneratedKeys()}): no read-back statement.
+   */
+  boolean lockAcquireReportsFenceAsInsertId() {
+    return false;
+  }
+
+  /**
    * ONE statement that takes an existing lock row whose lease has ended and increases its fencing token. Parameters:
    * owner token, lease millis, locked by, name. One row: won.
    */
@@ -485,6 +494,14 @@ abstract class SqlDialect {
    */
   String lockProbeSql(String table) {
     return "SELECT state FROM " + table + BY_KEY + " FOR UPDATE NOWAIT";
+  }
+
+  /**
+   * SQL reading a record's state under its row lock, waiting for it (a reconciliation in progress holds it), in the
+   * reconciling retry's transaction; parameters: scope, key.
+   */
+  String reconcileLockSql(String table) {
+    return "SELECT state, result FROM " + table + BY_KEY + " FOR UPDATE";
   }
 
   /** Whether a statement failed because a lock was held and it was told not to wait. */
@@ -1330,15 +1347,25 @@ abstract class SqlDialect {
     }
 
     /**
-     * The takeover UPDATE, and an INSERT only for a name that has no row yet: one statement per acquisition once the
-     * row exists, as with ShedLock's JDBC provider. An INSERT ... ON DUPLICATE KEY UPDATE taking the lease and
-     * increasing the token in one statement works too, but ran at 0.4 of ShedLock's rate on one thread in
-     * LockBenchmark (the duplicate-key path of InnoDB costs more than an UPDATE), and needs the read-back too:
-     * affected-row counts depend on the driver's useAffectedRows.
+     * The takeover UPDATE, and an INSERT only for a name that has no row yet: ONE statement and one round trip per
+     * acquisition once the row exists, as with ShedLock's JDBC provider, and no read-back: the new token is set
+     * through {@code LAST_INSERT_ID(fence + 1)}, which the server returns in the statement's OK packet (the insert
+     * id; JDBC's {@code getGeneratedKeys()}, read from that reply by both MariaDB Connector/J and MySQL
+     * Connector/J). The statement's auto-commit commits it. An INSERT ... ON DUPLICATE KEY UPDATE taking the lease
+     * and increasing the token in one statement works too, but ran at 0.4 of ShedLock's rate on one thread in
+     * LockBenchmark (the duplicate-key path of InnoDB costs more than an UPDATE). Parameters as
+     * {@link #lockTakeOverSql()}'s.
      */
     @Override
     String lockAcquireSql() {
-      return lockTakeOverSql();
+      return "UPDATE " + LOCK_TABLE + " SET fence = LAST_INSERT_ID(fence + 1), owner_token = ?, locked_at = "
+          + lockNowMillis() + ", lease_until = " + lockNowMillis() + " + ?, locked_by = ? WHERE name = ? AND"
+          + " lease_until <= " + lockNowMillis();
+    }
+
+    @Override
+    boolean lockAcquireReportsFenceAsInsertId() {
+      return true;
     }
 
     @Override

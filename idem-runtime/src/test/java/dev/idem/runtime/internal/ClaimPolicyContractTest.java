@@ -13,6 +13,7 @@ import dev.idem.runtime.IdempotencyLeaseLostException;
 import dev.idem.runtime.IdempotencyListener;
 import dev.idem.runtime.IdempotencyOutcomeUnknownException;
 import dev.idem.runtime.IdempotencyRecord;
+import dev.idem.runtime.Reconciliation;
 import dev.idem.testing.DatabaseContract;
 import dev.idem.testing.RecordingListener;
 import java.time.Duration;
@@ -146,5 +147,89 @@ abstract class ClaimPolicyContractTest extends DatabaseContract {
     }));
     assertEquals("ran", call(TAKING_OVER, "r-1", () -> "ran"));
     assertEquals(List.of(), events.stream().filter(e -> e.startsWith("outcomeUnknown")).toList());
+  }
+
+  // Reconcilers (@Reconciles; the generated class hands them over as CommandBody.reconciledBy).
+
+  private void park(String id, AtomicInteger charges) {
+    assertThrows(IllegalStateException.class, () -> call(PARKING, id, () -> {
+      charges.incrementAndGet(); // charged, then the response could not be read
+      throw new IllegalStateException("the response could not be parsed");
+    }));
+    assertEquals("OUTCOME_UNKNOWN", runtime.inspect("Gateway.parking", id).orElseThrow().state().toString());
+  }
+
+  @Test
+  void aRetryOfAParkedKeyAsksTheReconcilerAndReplaysTheEffectThatHappened() {
+    AtomicInteger charges = new AtomicInteger();
+    AtomicInteger asked = new AtomicInteger();
+    park("h-1", charges);
+    CommandBody<String> retry = CommandBody.reconciledBy(() -> "again:" + charges.incrementAndGet(), () -> {
+      asked.incrementAndGet();
+      return Reconciliation.happened("charged:h-1");
+    });
+    assertEquals("charged:h-1", call(PARKING, "h-1", retry));
+    assertEquals("charged:h-1", call(PARKING, "h-1", retry), "recorded: replayed");
+    assertEquals(1, asked.get(), "asked once");
+    assertEquals(1, charges.get(), "no second charge");
+    IdempotencyRecord record = runtime.inspect("Gateway.parking", "h-1").orElseThrow();
+    assertEquals("COMPLETED", record.state().toString());
+  }
+
+  @Test
+  void anEffectThatDidNotHappenReleasesTheKeyAndTheRetryRunsTheCommand() {
+    AtomicInteger charges = new AtomicInteger();
+    park("d-1", charges);
+    CommandBody<String> retry = CommandBody.reconciledBy(() -> "again:" + charges.incrementAndGet(),
+        Reconciliation::didNotHappen);
+    assertEquals("again:2", call(PARKING, "d-1", retry));
+    assertEquals("again:2", call(PARKING, "d-1", retry), "the new run's result is recorded");
+    assertEquals(2, charges.get());
+  }
+
+  @Test
+  void aReconcilerThatCannotTellOrFailsLeavesTheKeyParked() {
+    AtomicInteger charges = new AtomicInteger();
+    park("s-1", charges);
+    IdempotencyOutcomeUnknownException unknown = assertThrows(IdempotencyOutcomeUnknownException.class,
+        () -> call(PARKING, "s-1", CommandBody.reconciledBy(() -> "again",
+            () -> Reconciliation.stillUnknown("the gateway's report is not ready"))));
+    assertTrue(unknown.getMessage().contains("the gateway's report is not ready"), unknown.getMessage());
+    IllegalArgumentException cause = new IllegalArgumentException("gateway down");
+    IdempotencyOutcomeUnknownException failed = assertThrows(IdempotencyOutcomeUnknownException.class,
+        () -> call(PARKING, "s-1", CommandBody.reconciledBy(() -> "again", () -> {
+          throw cause;
+        })));
+    assertEquals(cause, failed.getCause());
+    assertEquals("OUTCOME_UNKNOWN", runtime.inspect("Gateway.parking", "s-1").orElseThrow().state().toString());
+    assertEquals(1, charges.get());
+    assertEquals("charged", call(PARKING, "s-1", CommandBody.reconciledBy(() -> "again",
+        () -> Reconciliation.happened("charged"))), "asked again by the next retry");
+  }
+
+  @Test
+  void twoRetriesAtOnceAskTheExternalSystemOnceAndGetTheSameResult() throws Exception {
+    AtomicInteger charges = new AtomicInteger();
+    park("c-1", charges);
+    AtomicInteger asked = new AtomicInteger();
+    CountDownLatch asking = new CountDownLatch(1);
+    CommandBody<String> retry = CommandBody.reconciledBy(() -> "again:" + charges.incrementAndGet(), () -> {
+      asked.incrementAndGet();
+      asking.countDown();
+      Thread.sleep(400); // the other retry meanwhile waits for the record's row lock
+      return Reconciliation.happened("charged:c-1");
+    });
+    ExecutorService second = Executors.newSingleThreadExecutor();
+    try {
+      Future<String> first = owner.submit(() -> call(PARKING, "c-1", retry));
+      assertTrue(asking.await(10, TimeUnit.SECONDS));
+      Future<String> other = second.submit(() -> call(PARKING, "c-1", retry));
+      assertEquals("charged:c-1", first.get(20, TimeUnit.SECONDS));
+      assertEquals("charged:c-1", other.get(20, TimeUnit.SECONDS));
+    } finally {
+      second.shutdownNow();
+    }
+    assertEquals(1, asked.get(), "one external query");
+    assertEquals(1, charges.get());
   }
 }

@@ -1,0 +1,19 @@
+package com.example.payments;
+
+import dev.idem.ExpiredLease;
+import dev.idem.IdempotencyKey;
+import dev.idem.IdempotentCommand;
+import dev.idem.Mode;
+import dev.idem.Reconciles;
+import dev.idem.runtime.IdempotentResult;
+import dev.idem.runtime.Reconciliation;
+
+public interface ReconcilerAndCommand {
+
+  @IdempotentCommand(mode = Mode.CLAIM, onExpiredLease = ExpiredLease.PARK)
+  String charge(@IdempotencyKey String paymentId, long amountCents);
+
+  @Reconciles("charge")
+  @IdempotentCommand
+  Reconciliation<String> reconcileCharge(@IdempotencyKey String paymentId, long amountCents);
+}

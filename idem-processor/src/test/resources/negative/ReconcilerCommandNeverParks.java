@@ -1,0 +1,18 @@
+package com.example.payments;
+
+import dev.idem.ExpiredLease;
+import dev.idem.IdempotencyKey;
+import dev.idem.IdempotentCommand;
+import dev.idem.Mode;
+import dev.idem.Reconciles;
+import dev.idem.runtime.IdempotentResult;
+import dev.idem.runtime.Reconciliation;
+
+public interface ReconcilerCommandNeverParks {
+
+  @IdempotentCommand(mode = Mode.CLAIM)
+  String charge(@IdempotencyKey String paymentId, long amountCents);
+
+  @Reconciles("charge")
+  Reconciliation<String> reconcileCharge(String paymentId, long amountCents);
+}

@@ -1,0 +1,21 @@
+package com.example.payments;
+
+import dev.idem.ExpiredLease;
+import dev.idem.IdempotencyKey;
+import dev.idem.IdempotentCommand;
+import dev.idem.Mode;
+import dev.idem.Reconciles;
+import dev.idem.runtime.IdempotentResult;
+import dev.idem.runtime.Reconciliation;
+
+public interface ReconcilerDuplicate {
+
+  @IdempotentCommand(mode = Mode.CLAIM, onExpiredLease = ExpiredLease.PARK)
+  String charge(@IdempotencyKey String paymentId, long amountCents);
+
+  @Reconciles("charge")
+  Reconciliation<String> reconcileCharge(String paymentId, long amountCents);
+
+  @Reconciles(value = "charge")
+  Reconciliation<String> askGateway(String paymentId, long amountCents);
+}
