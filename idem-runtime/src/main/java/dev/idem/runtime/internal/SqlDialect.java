@@ -224,6 +224,109 @@ abstract class SqlDialect {
   }
 
   // ------------------------------------------------------------------------------------------------
+  // The transactional outbox (OutboxWriter writes, OutboxRelayLoop claims, publishes and marks): one row per event
+  // in idem_outbox. Every time is the database's, taken by the statement itself (lockNowMillis()), like the locks':
+  // relays on skewed clocks agree on when a claim's lease ends and when a backoff is over.
+
+  /** The outbox table; its DDL is {@link #outboxSchemaResource()}. */
+  static final String OUTBOX_TABLE = "idem_outbox";
+  /** {@code idem_outbox.state} of an event to publish (claimed or not: a claim is a token and a lease). */
+  static final String OUTBOX_PENDING = "PENDING";
+  /** {@code idem_outbox.state} of an event the broker confirmed; expires by retention. */
+  static final String OUTBOX_SENT = "SENT";
+  /** {@code idem_outbox.state} of an event no relay publishes again until an operator requeues it. */
+  static final String OUTBOX_PARKED = "PARKED";
+
+  /** Classpath resource (relative to {@code dev.idem.runtime}) holding the outbox table's DDL. */
+  final String outboxSchemaResource() {
+    // One table whatever the record table's layout (see ARCHITECTURE.md: day partitions are the records' only).
+    return schemaResource().replace("schema/", "schema/outbox-").replace("-day-partitions", "");
+  }
+
+  /**
+   * Writes one event in the caller's transaction, PENDING and due now. Parameters: id, destination, partition key,
+   * event type, headers JSON, payload JSON.
+   */
+  final String outboxInsertSql() {
+    return "INSERT INTO " + OUTBOX_TABLE + " (id, destination, partition_key, event_type, headers, payload, created_at,"
+        + " state, attempts, next_attempt_at) VALUES (?, ?, ?, ?, ?, ?, " + lockNowMillis() + ", '" + OUTBOX_PENDING
+        + "', 0, " + lockNowMillis() + ")";
+  }
+
+  /**
+   * The claim's read: due PENDING rows, oldest due first, locked, skipping rows another relay's claim transaction
+   * holds (so relays take disjoint batches and never wait for each other); also the database's time, for the lag.
+   * By the claim index (state, next_attempt_at). Parameter: the batch size.
+   */
+  String outboxClaimSelectSql() {
+    return "SELECT id, destination, partition_key, event_type, headers, payload, created_at, attempts, "
+        + lockNowMillis() + " AS now_ms FROM " + OUTBOX_TABLE + " WHERE state = '" + OUTBOX_PENDING
+        + "' AND next_attempt_at <= " + lockNowMillis() + " ORDER BY next_attempt_at LIMIT ? FOR UPDATE SKIP LOCKED";
+  }
+
+  /**
+   * The claim's write, in the same short transaction: the row is this relay's until the lease ends, when it is due
+   * again for any relay (a crashed relay's claim thus expires by itself). Parameters: claim token, lease millis, id.
+   */
+  final String outboxClaimSql() {
+    return "UPDATE " + OUTBOX_TABLE + " SET claim_token = ?, next_attempt_at = " + lockNowMillis() + " + ? WHERE id = ?";
+  }
+
+  /**
+   * Marks a published row sent, fenced by the claim token: a relay whose lease ended and whose rows another relay
+   * claimed marks nothing. Parameters: retention millis, id, claim token.
+   */
+  final String outboxMarkSentSql() {
+    return "UPDATE " + OUTBOX_TABLE + " SET state = '" + OUTBOX_SENT + "', sent_at = " + lockNowMillis()
+        + ", expires_at = " + lockNowMillis() + " + ?, claim_token = NULL, last_error = NULL WHERE id = ?"
+        + " AND claim_token = ?";
+  }
+
+  /** A RETRY outcome: due again after the backoff, fenced. Parameters: backoff millis, reason, id, claim token. */
+  final String outboxRetrySql() {
+    return "UPDATE " + OUTBOX_TABLE + " SET attempts = attempts + 1, next_attempt_at = " + lockNowMillis()
+        + " + ?, claim_token = NULL, last_error = ? WHERE id = ? AND claim_token = ?";
+  }
+
+  /** A PARK outcome (or an unreadable row), fenced. Parameters: reason, id, claim token. */
+  final String outboxParkSql() {
+    return "UPDATE " + OUTBOX_TABLE + " SET state = '" + OUTBOX_PARKED + "', attempts = attempts + 1,"
+        + " claim_token = NULL, last_error = ? WHERE id = ? AND claim_token = ?";
+  }
+
+  /** A relay stopping mid-batch gives its claim back: due now. Parameters: id, claim token. */
+  final String outboxReleaseSql() {
+    return "UPDATE " + OUTBOX_TABLE + " SET claim_token = NULL, next_attempt_at = " + lockNowMillis()
+        + " WHERE id = ? AND claim_token = ?";
+  }
+
+  /** Parked rows for the operator, oldest first (by the claim index's state prefix). Parameter: the limit. */
+  final String outboxParkedSql() {
+    return "SELECT id, destination, partition_key, event_type, created_at, attempts, last_error FROM " + OUTBOX_TABLE
+        + " WHERE state = '" + OUTBOX_PARKED + "' ORDER BY id LIMIT ?";
+  }
+
+  /** An operator requeues one parked row: PENDING, due now, attempts from zero. Parameter: id. */
+  final String outboxRequeueSql() {
+    return "UPDATE " + OUTBOX_TABLE + " SET state = '" + OUTBOX_PENDING + "', attempts = 0, next_attempt_at = "
+        + lockNowMillis() + ", claim_token = NULL WHERE id = ? AND state = '" + OUTBOX_PARKED + "'";
+  }
+
+  /**
+   * Deletes a batch of sent rows past their retention, by the expiry index (only SENT rows have an expiry), never
+   * waiting for rows another purge holds. Parameter: the batch size.
+   */
+  String outboxPurgeSql() {
+    return "DELETE FROM " + OUTBOX_TABLE + " WHERE id IN (SELECT id FROM " + OUTBOX_TABLE + " WHERE expires_at <= "
+        + lockNowMillis() + " ORDER BY expires_at LIMIT ? FOR UPDATE SKIP LOCKED)";
+  }
+
+  /** Counts by state and the oldest due PENDING row's creation, for the lag. */
+  final String outboxCountsSql() {
+    return "SELECT state, COUNT(*), MIN(created_at), " + lockNowMillis() + " FROM " + OUTBOX_TABLE + " GROUP BY state";
+  }
+
+  // ------------------------------------------------------------------------------------------------
   // Transactional mode (RecordStatements): records are inserted PENDING and turn COMPLETED with their outcome, in
   // one transaction; nobody sees them before the commit.
 
@@ -673,7 +776,8 @@ abstract class SqlDialect {
     String name = schemaResource().substring("schema/".length(), schemaResource().length() - ".sql".length());
     return (table != null
         ? ". idem's table " + table + " does not exist"
-            + (table.equals(TRANSITION_LOG_TABLE) || table.equals(LOCK_TABLE) || table.equals("idem_record") ? ""
+            + (table.equals(TRANSITION_LOG_TABLE) || table.equals(LOCK_TABLE) || table.equals(OUTBOX_TABLE)
+                || table.equals("idem_record") ? ""
                 : " (the shipped DDL names it idem_record: replace that name)")
         : ". If the missing table is idem's (its record table, idem_record by default, or the transition log "
             + TRANSITION_LOG_TABLE + ")")
@@ -1172,6 +1276,15 @@ abstract class SqlDialect {
   }
 
   private static final class MariaDbDialect extends SqlDialect {
+
+    /**
+     * MariaDB and MySQL refuse LIMIT in an IN subquery: a bounded ranged DELETE by the expiry index. It locks only
+     * SENT rows past their retention (and the next index record), which no relay or writer touches.
+     */
+    @Override
+    String outboxPurgeSql() {
+      return "DELETE FROM " + OUTBOX_TABLE + " WHERE expires_at <= " + lockNowMillis() + " ORDER BY expires_at LIMIT ?";
+    }
     private static final int ER_DUP_ENTRY = 1062;
     private static final int ER_NO_SUCH_TABLE = 1146;
     private static final int ER_LOCK_WAIT_TIMEOUT = 1205;
@@ -1385,6 +1498,12 @@ abstract class SqlDialect {
   }
 
   private static final class H2Dialect extends SqlDialect {
+
+    /** H2 has DELETE ... FETCH FIRST (by the expiry index), and counts a locked subquery's rows unreliably. */
+    @Override
+    String outboxPurgeSql() {
+      return "DELETE FROM " + OUTBOX_TABLE + " WHERE expires_at <= " + lockNowMillis() + " FETCH FIRST ? ROWS ONLY";
+    }
     private static final int LOCK_TIMEOUT = 50200;
     private static final int CONCURRENT_UPDATE = 90131;
     private static final int DEADLOCK = 40001;
