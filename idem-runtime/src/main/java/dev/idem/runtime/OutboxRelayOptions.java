@@ -4,21 +4,23 @@ import java.time.Duration;
 import java.util.Objects;
 
 /**
- * How an outbox relay runs ({@link IdemRuntime#startOutboxRelay}). Immutable: each {@code with...} returns a copy.
+ * How an outbox relay runs ({@link IdemRuntime#startOutboxRelay}). Immutable to its users: each {@code with...}
+ * returns a copy.
  *
  * <p>Defaults: batches of 100 events, a poll every 200 ms when nothing is due, a claim lease of 30 s, backoff from
- * 1 s doubling up to 5 min, sent events kept 7 days, sent events purged every minute.
+ * 1 s doubling up to 5 min, sent events kept 7 days, sent events purged every minute, unordered.
  */
 public final class OutboxRelayOptions {
 
-  private final int batchSize;
-  private final Duration pollInterval;
-  private final Duration claimLease;
-  private final Duration minBackoff;
-  private final Duration maxBackoff;
-  private final Duration keepSentFor;
-  private final Duration purgeEvery;
-  private final String name;
+  private int batchSize;
+  private Duration pollInterval;
+  private Duration claimLease;
+  private Duration minBackoff;
+  private Duration maxBackoff;
+  private Duration keepSentFor;
+  private Duration purgeEvery;
+  private String name;
+  private int orderedPartitions;
 
   private OutboxRelayOptions(int batchSize, Duration pollInterval, Duration claimLease, Duration minBackoff,
                              Duration maxBackoff, Duration keepSentFor, Duration purgeEvery, String name) {
@@ -46,8 +48,9 @@ public final class OutboxRelayOptions {
     if (size < 1 || size > 10_000) {
       throw new IllegalArgumentException("batchSize must be between 1 and 10000, not " + size);
     }
-    return new OutboxRelayOptions(size, pollInterval, claimLease, minBackoff, maxBackoff, keepSentFor, purgeEvery,
-        name);
+    OutboxRelayOptions copy = copy();
+    copy.batchSize = size;
+    return copy;
   }
 
   /**
@@ -55,8 +58,9 @@ public final class OutboxRelayOptions {
    * @return a copy with it
    */
   public OutboxRelayOptions withPollInterval(Duration interval) {
-    return new OutboxRelayOptions(batchSize, positive(interval, "pollInterval"), claimLease, minBackoff, maxBackoff,
-        keepSentFor, purgeEvery, name);
+    OutboxRelayOptions copy = copy();
+    copy.pollInterval = positive(interval, "pollInterval");
+    return copy;
   }
 
   /**
@@ -66,8 +70,9 @@ public final class OutboxRelayOptions {
    * @return a copy with it
    */
   public OutboxRelayOptions withClaimLease(Duration lease) {
-    return new OutboxRelayOptions(batchSize, pollInterval, positive(lease, "claimLease"), minBackoff, maxBackoff,
-        keepSentFor, purgeEvery, name);
+    OutboxRelayOptions copy = copy();
+    copy.claimLease = positive(lease, "claimLease");
+    return copy;
   }
 
   /**
@@ -81,7 +86,10 @@ public final class OutboxRelayOptions {
     if (max.compareTo(min) < 0) {
       throw new IllegalArgumentException("maxBackoff " + max + " is below minBackoff " + min);
     }
-    return new OutboxRelayOptions(batchSize, pollInterval, claimLease, min, max, keepSentFor, purgeEvery, name);
+    OutboxRelayOptions copy = copy();
+    copy.minBackoff = min;
+    copy.maxBackoff = max;
+    return copy;
   }
 
   /**
@@ -94,7 +102,9 @@ public final class OutboxRelayOptions {
     if (keep.isNegative()) {
       throw new IllegalArgumentException("keepSentFor must not be negative: " + keep);
     }
-    return new OutboxRelayOptions(batchSize, pollInterval, claimLease, minBackoff, maxBackoff, keep, purgeEvery, name);
+    OutboxRelayOptions copy = copy();
+    copy.keepSentFor = keep;
+    return copy;
   }
 
   /**
@@ -103,8 +113,9 @@ public final class OutboxRelayOptions {
    * @return a copy with it
    */
   public OutboxRelayOptions withPurgeEvery(Duration every) {
-    return new OutboxRelayOptions(batchSize, pollInterval, claimLease, minBackoff, maxBackoff, keepSentFor,
-        every == null ? null : positive(every, "purgeEvery"), name);
+    OutboxRelayOptions copy = copy();
+    copy.purgeEvery = every == null ? null : positive(every, "purgeEvery");
+    return copy;
   }
 
   /**
@@ -112,8 +123,41 @@ public final class OutboxRelayOptions {
    * @return a copy with it
    */
   public OutboxRelayOptions withName(String threadName) {
-    return new OutboxRelayOptions(batchSize, pollInterval, claimLease, minBackoff, maxBackoff, keepSentFor, purgeEvery,
-        Objects.requireNonNull(threadName, "name"));
+    OutboxRelayOptions copy = copy();
+    copy.name = Objects.requireNonNull(threadName, "name");
+    return copy;
+  }
+
+  /**
+   * Per-key ordering: the rows are split into {@code partitions} by the hash of their partition key; each partition
+   * is owned by one relay at a time, under a lease whose epoch fences that relay's marks, and the partitions are
+   * shared out evenly among the live relays (moving when relays come and go). Within a partition, a row is published
+   * only after every earlier row of its key (by message id, which is time-ordered) is sent or parked: a row backing
+   * off holds the later rows of its key, never those of other keys.
+   *
+   * @param partitions how many partitions (1 to 1,024), at least the number of relays you run; 0: unordered (the
+   *     default), every relay takes any due row
+   * @return a copy with it
+   */
+  public OutboxRelayOptions withOrderedPartitions(int partitions) {
+    if (partitions < 0 || partitions > 1024) {
+      throw new IllegalArgumentException("orderedPartitions must be between 0 (unordered) and 1024, not " + partitions);
+    }
+    OutboxRelayOptions copy = copy();
+    copy.orderedPartitions = partitions;
+    return copy;
+  }
+
+  /** @return the number of key-hash partitions of per-key ordering; 0: unordered */
+  public int orderedPartitions() {
+    return orderedPartitions;
+  }
+
+  private OutboxRelayOptions copy() {
+    OutboxRelayOptions copy = new OutboxRelayOptions(batchSize, pollInterval, claimLease, minBackoff, maxBackoff,
+        keepSentFor, purgeEvery, name);
+    copy.orderedPartitions = orderedPartitions;
+    return copy;
   }
 
   /** @return how many events one claim takes at most */

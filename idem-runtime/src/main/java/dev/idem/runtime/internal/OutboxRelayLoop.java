@@ -47,7 +47,7 @@ final class OutboxRelayLoop implements OutboxRelay {
 
   /** One claimed row; {@code unreadable} says why it cannot be published, null when it can. */
   private record Claimed(OutboxMessage message, String id, String destination, long lagMillis, int attempts,
-                         String unreadable) {}
+                         String unreadable, int partition) {}
 
   private final DataSource dataSource;
   private final SqlDialect dialect;
@@ -57,6 +57,8 @@ final class OutboxRelayLoop implements OutboxRelay {
   private final OutboxRelayOptions options;
   private final OutboxOperations operations;
   private final Thread thread;
+  /** The ordered relay's partitions; null when unordered. */
+  private final OutboxPartitions partitions;
   private volatile boolean stopping;
   private long nextPurgeNanos;
 
@@ -69,6 +71,8 @@ final class OutboxRelayLoop implements OutboxRelay {
     this.publisher = publisher;
     this.options = options;
     this.operations = operations;
+    this.partitions = options.orderedPartitions() == 0 ? null
+        : new OutboxPartitions(dataSource, dialect, options.orderedPartitions(), options.claimLease().toMillis());
     this.thread = new Thread(this::run, options.name());
     this.thread.setDaemon(true);
     this.nextPurgeNanos = System.nanoTime();
@@ -103,6 +107,16 @@ final class OutboxRelayLoop implements OutboxRelay {
   }
 
   private void run() {
+    try {
+      loop();
+    } finally {
+      if (partitions != null) {
+        partitions.leave();
+      }
+    }
+  }
+
+  private void loop() {
     while (!stopping) {
       try {
         purgeWhenDue();
@@ -115,7 +129,11 @@ final class OutboxRelayLoop implements OutboxRelay {
         if (stopping) {
           return;
         }
-        LOG.log(Level.WARNING, "An outbox relay round failed; trying again in " + options.pollInterval(), e);
+        // A deadlock or lock timeout between relays' claims and writers is rolled back whole and simply retried.
+        boolean transientFailure = e instanceof SQLException sql && (dialect.isTransient(sql)
+            || dialect.isLockNotAvailable(sql));
+        LOG.log(transientFailure ? Level.DEBUG : Level.WARNING, "An outbox relay round failed; trying again in "
+            + options.pollInterval(), e);
         listener.outboxRelayFailed(e);
         try {
           Thread.sleep(options.pollInterval().toMillis());
@@ -140,7 +158,28 @@ final class OutboxRelayLoop implements OutboxRelay {
   /** One claim, publish and mark; the number of rows claimed (0: nothing was due). */
   int round() throws SQLException, InterruptedException {
     String token = UUID.randomUUID().toString();
-    List<Claimed> batch = claim(token);
+    List<Claimed> batch;
+    if (partitions == null) {
+      batch = claim(token);
+    } else {
+      partitions.maintain();
+      if (partitions.ownedSet().isEmpty()) {
+        return 0;
+      }
+      batch = claim(token);
+      // Rows of a partition whose lease may have ended meanwhile go back: another relay may own it by now.
+      List<Claimed> unheld = new ArrayList<>();
+      for (Claimed row : batch) {
+        if (!partitions.held(row.partition)) {
+          unheld.add(row);
+        }
+      }
+      if (!unheld.isEmpty()) {
+        release(token, unheld);
+        batch = new ArrayList<>(batch);
+        batch.removeAll(unheld);
+      }
+    }
     if (batch.isEmpty()) {
       return 0;
     }
@@ -152,22 +191,88 @@ final class OutboxRelayLoop implements OutboxRelay {
         messages.add(row.message);
       }
     }
+    if (partitions != null) {
+      return orderedWaves(token, batch, readable);
+    }
     List<PublishOutcome> outcomes = List.of();
     if (!messages.isEmpty()) {
       try {
-        outcomes = publisher.publish(List.copyOf(messages));
-        if (outcomes == null || outcomes.size() != messages.size()) {
-          outcomes = allRetry(messages.size(), "the publisher returned " + (outcomes == null ? "null" : outcomes.size()
-              + " outcomes") + " for " + messages.size() + " messages");
-        }
+        outcomes = publish(messages);
       } catch (InterruptedException e) {
         release(token, batch);
         throw e;
-      } catch (RuntimeException e) {
-        outcomes = allRetry(messages.size(), "the publisher threw " + e);
       }
     }
     mark(token, batch, readable, outcomes);
+    return batch.size();
+  }
+
+  /** The publisher's outcomes, one per message: a failure of the publisher itself is every message's RETRY. */
+  private List<PublishOutcome> publish(List<OutboxMessage> messages) throws InterruptedException {
+    try {
+      List<PublishOutcome> outcomes = publisher.publish(List.copyOf(messages));
+      if (outcomes == null || outcomes.size() != messages.size()) {
+        return allRetry(messages.size(), "the publisher returned " + (outcomes == null ? "null" : outcomes.size()
+            + " outcomes") + " for " + messages.size() + " messages");
+      }
+      return outcomes;
+    } catch (RuntimeException e) {
+      return allRetry(messages.size(), "the publisher threw " + e);
+    }
+  }
+
+  /**
+   * Ordered mode: the batch goes out in waves, each holding at most one row per key (the earliest not yet
+   * published), so that a row is handed to the broker only once every earlier row of its key was confirmed (or
+   * parked). A key whose row ends in RETRY stops there: its later rows are given back unpublished, and the claim's
+   * NOT EXISTS keeps them back until the retried row is sent.
+   */
+  private int orderedWaves(String token, List<Claimed> batch, List<Claimed> readable) throws SQLException,
+      InterruptedException {
+    java.util.Map<String, java.util.ArrayDeque<Claimed>> byKey = new java.util.LinkedHashMap<>();
+    for (Claimed row : readable) {
+      String key = row.message.partitionKey() == null ? "\u0000" + row.id : row.message.partitionKey();
+      byKey.computeIfAbsent(key, k -> new java.util.ArrayDeque<>()).add(row);
+    }
+    List<Claimed> published = new ArrayList<>();
+    List<PublishOutcome> outcomes = new ArrayList<>();
+    List<Claimed> heldBack = new ArrayList<>();
+    while (!byKey.isEmpty()) {
+      List<Claimed> wave = new ArrayList<>();
+      List<OutboxMessage> messages = new ArrayList<>();
+      for (java.util.ArrayDeque<Claimed> rows : byKey.values()) {
+        wave.add(rows.peekFirst());
+        messages.add(rows.peekFirst().message);
+      }
+      List<PublishOutcome> waveOutcomes;
+      try {
+        waveOutcomes = publish(messages);
+      } catch (InterruptedException e) {
+        mark(token, published, published, outcomes);
+        List<Claimed> rest = new ArrayList<>(batch);
+        rest.removeAll(published);
+        release(token, rest);
+        throw e;
+      }
+      java.util.Iterator<java.util.Map.Entry<String, java.util.ArrayDeque<Claimed>>> keys = byKey.entrySet().iterator();
+      for (int i = 0; keys.hasNext(); i++) {
+        java.util.ArrayDeque<Claimed> rows = keys.next().getValue();
+        PublishOutcome outcome = waveOutcomes.get(i);
+        published.add(rows.pollFirst());
+        outcomes.add(outcome);
+        if (outcome == null || outcome.status() == PublishOutcome.Status.RETRY) {
+          heldBack.addAll(rows);
+          rows.clear();
+        }
+        if (rows.isEmpty()) {
+          keys.remove();
+        }
+      }
+    }
+    mark(token, batch, published, outcomes);
+    if (!heldBack.isEmpty()) {
+      release(token, heldBack);
+    }
     return batch.size();
   }
 
@@ -188,8 +293,20 @@ final class OutboxRelayLoop implements OutboxRelay {
       connection.setTransactionIsolation(Connection.TRANSACTION_READ_COMMITTED);
       try {
         List<Claimed> batch = new ArrayList<>();
-        try (PreparedStatement select = connection.prepareStatement(dialect.outboxClaimSelectSql())) {
-          select.setInt(1, options.batchSize());
+        List<Integer> owned = partitions == null ? List.of() : partitions.owned();
+        try (PreparedStatement select = connection.prepareStatement(partitions == null
+            ? dialect.outboxClaimSelectSql() : dialect.outboxOrderedClaimSelectSql(owned.size()))) {
+          if (partitions == null) {
+            select.setInt(1, options.batchSize());
+          } else {
+            int i = 1;
+            select.setInt(i++, partitions.count());
+            select.setInt(i++, partitions.count());
+            for (Integer partition : owned) {
+              select.setInt(i++, partition);
+            }
+            select.setInt(i, options.batchSize());
+          }
           try (ResultSet rs = select.executeQuery()) {
             while (rs.next()) {
               batch.add(read(rs));
@@ -233,6 +350,7 @@ final class OutboxRelayLoop implements OutboxRelay {
     long createdAt = rs.getLong(7);
     int attempts = rs.getInt(8);
     long now = rs.getLong(9);
+    int partition = partitions == null ? -1 : rs.getInt(10);
     try {
       Map<String, String> headers = headersJson == null ? Map.of() : mapper.readValue(headersJson, HEADERS);
       if (payload == null) {
@@ -241,9 +359,10 @@ final class OutboxRelayLoop implements OutboxRelay {
       mapper.readTree(payload); // a row written by hand must be JSON too
       OutboxMessage message = new OutboxMessage(id, destination, partitionKey, eventType, headers, payload,
           Instant.ofEpochMilli(createdAt));
-      return new Claimed(message, id, destination, now - createdAt, attempts, null);
+      return new Claimed(message, id, destination, now - createdAt, attempts, null, partition);
     } catch (Exception e) { // Jackson's, a null header, a missing column value: the row cannot be published
-      return new Claimed(null, id, destination, now - createdAt, attempts, "unreadable row: " + e.getMessage());
+      return new Claimed(null, id, destination, now - createdAt, attempts, "unreadable row: " + e.getMessage(),
+          partition);
     }
   }
 
@@ -257,7 +376,20 @@ final class OutboxRelayLoop implements OutboxRelay {
       try (PreparedStatement sent = connection.prepareStatement(dialect.outboxMarkSentSql());
           PreparedStatement retry = connection.prepareStatement(dialect.outboxRetrySql());
           PreparedStatement park = connection.prepareStatement(dialect.outboxParkSql())) {
+        java.util.Set<Integer> fenced = new java.util.HashSet<>();
+        if (partitions != null) {
+          // The epoch fence: each partition's row locked, still this relay's at the epoch it was taken with.
+          for (Integer partition : new java.util.TreeSet<>(batch.stream().map(Claimed::partition).toList())) {
+            if (!partitions.markable(connection, partition)) {
+              fenced.add(partition);
+            }
+          }
+        }
         for (Claimed row : batch) {
+          if (fenced.contains(row.partition)) {
+            lost += row.unreadable != null ? 1 : 0; // the readable ones are counted below
+            continue;
+          }
           if (row.unreadable != null) {
             lost += parkRow(park, row, row.unreadable, token, events);
           }
@@ -265,6 +397,10 @@ final class OutboxRelayLoop implements OutboxRelay {
         for (int i = 0; i < readable.size(); i++) {
           Claimed row = readable.get(i);
           PublishOutcome outcome = outcomes.get(i);
+          if (fenced.contains(row.partition)) {
+            lost++;
+            continue;
+          }
           switch (outcome == null ? PublishOutcome.Status.RETRY : outcome.status()) {
             case SENT -> {
               sent.setLong(1, options.keepSentFor().toMillis());

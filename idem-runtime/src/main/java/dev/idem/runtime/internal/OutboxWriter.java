@@ -68,9 +68,10 @@ final class OutboxWriter {
         insert.setString(1, id);
         insert.setString(2, spec.destination());
         insert.setString(3, key);
-        insert.setString(4, spec.eventType());
-        insert.setString(5, headersJson);
-        insert.setString(6, payloadJson);
+        insert.setInt(4, keyHash(key == null ? id : key));
+        insert.setString(5, spec.eventType());
+        insert.setString(6, headersJson);
+        insert.setString(7, payloadJson);
         insert.executeUpdate();
       } catch (SQLException e) {
         throw new IdempotencyStoreException("Writing the outbox event of " + spec.method() + " failed"
@@ -82,6 +83,14 @@ final class OutboxWriter {
         transactions.unbind();
       }
     }
+  }
+
+  /**
+   * The hash that ordered relays partition by: {@link String#hashCode()} (its algorithm is part of the Java
+   * specification, so every JVM and version agrees), made non-negative.
+   */
+  static int keyHash(String key) {
+    return key.hashCode() & 0x7FFF_FFFF;
   }
 
   private String json(OutboxEventSpec spec, Object value, String what) {

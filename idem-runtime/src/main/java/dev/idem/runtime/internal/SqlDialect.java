@@ -248,9 +248,95 @@ abstract class SqlDialect {
    * event type, headers JSON, payload JSON.
    */
   final String outboxInsertSql() {
-    return "INSERT INTO " + OUTBOX_TABLE + " (id, destination, partition_key, event_type, headers, payload, created_at,"
-        + " state, attempts, next_attempt_at) VALUES (?, ?, ?, ?, ?, ?, " + lockNowMillis() + ", '" + OUTBOX_PENDING
-        + "', 0, " + lockNowMillis() + ")";
+    return "INSERT INTO " + OUTBOX_TABLE + " (id, destination, partition_key, key_hash, event_type, headers, payload,"
+        + " created_at, state, attempts, next_attempt_at) VALUES (?, ?, ?, ?, ?, ?, ?, " + lockNowMillis() + ", '"
+        + OUTBOX_PENDING + "', 0, " + lockNowMillis() + ")";
+  }
+
+  /** Ordered relays' key-hash partitions; DDL in {@link #outboxSchemaResource()}. */
+  static final String OUTBOX_PARTITION_TABLE = "idem_outbox_partition";
+  /** Ordered relays' heartbeats; DDL in {@link #outboxSchemaResource()}. */
+  static final String OUTBOX_RELAY_TABLE = "idem_outbox_relay";
+
+  /**
+   * An ordered relay's claim read: due PENDING rows of the partitions it owns, in id order, of which no earlier row
+   * of the same key is still PENDING and not due (backing off, or claimed by a relay that owned the partition before);
+   * rows an earlier row of their key precedes in the result come after it. Locks without skipping: the previous
+   * owner's marks are waited for, never skipped past. Parameters: partitions, partitions, each owned partition, the
+   * batch size.
+   */
+  final String outboxOrderedClaimSelectSql(int ownedPartitions) {
+    StringBuilder in = new StringBuilder();
+    for (int i = 0; i < ownedPartitions; i++) {
+      in.append(i == 0 ? "?" : ", ?");
+    }
+    return "SELECT o.id, o.destination, o.partition_key, o.event_type, o.headers, o.payload, o.created_at, o.attempts, "
+        + lockNowMillis() + " AS now_ms, MOD(o.key_hash, ?) AS partition_no FROM " + OUTBOX_TABLE + " o WHERE o.state = '"
+        + OUTBOX_PENDING + "' AND o.next_attempt_at <= " + lockNowMillis() + " AND MOD(o.key_hash, ?) IN (" + in
+        + ") AND NOT EXISTS (SELECT 1 FROM " + OUTBOX_TABLE + " e WHERE e.partition_key = o.partition_key AND e.state = '"
+        + OUTBOX_PENDING + "' AND e.id < o.id AND e.next_attempt_at > " + lockNowMillis() + ") ORDER BY o.id LIMIT ?"
+        + " FOR UPDATE";
+  }
+
+  /** Creates a partition's row if it has none (a race with another relay fails as a duplicate key). Params: no, no. */
+  final String outboxPartitionCreateSql() {
+    return "INSERT INTO " + OUTBOX_PARTITION_TABLE + " (partition_no, owner, epoch, lease_until) SELECT ?, NULL, 0, 0"
+        + " FROM (SELECT 1 AS one) AS t WHERE NOT EXISTS (SELECT 1 FROM " + OUTBOX_PARTITION_TABLE
+        + " WHERE partition_no = ?)";
+  }
+
+  /** Renews a relay's heartbeat. Parameters: lease millis, relay id. */
+  final String outboxRelayBeatSql() {
+    return "UPDATE " + OUTBOX_RELAY_TABLE + " SET lease_until = " + lockNowMillis() + " + ? WHERE relay_id = ?";
+  }
+
+  /** A relay's first heartbeat. Parameters: relay id, lease millis. */
+  final String outboxRelayJoinSql() {
+    return "INSERT INTO " + OUTBOX_RELAY_TABLE + " (relay_id, lease_until) VALUES (?, " + lockNowMillis() + " + ?)";
+  }
+
+  /** How many relays are alive (heartbeat lease not ended). */
+  final String outboxLiveRelaysSql() {
+    return "SELECT COUNT(*) FROM " + OUTBOX_RELAY_TABLE + " WHERE lease_until > " + lockNowMillis();
+  }
+
+  /** Forgets relays whose heartbeat ended long ago (an hour). */
+  final String outboxDeadRelaysSql() {
+    return "DELETE FROM " + OUTBOX_RELAY_TABLE + " WHERE lease_until < " + lockNowMillis() + " - 3600000";
+  }
+
+  /** A relay leaving. Parameter: relay id. */
+  final String outboxRelayLeaveSql() {
+    return "DELETE FROM " + OUTBOX_RELAY_TABLE + " WHERE relay_id = ?";
+  }
+
+  /** Renews an owned partition's lease, fenced by owner and epoch. Parameters: lease millis, no, owner, epoch. */
+  final String outboxPartitionRenewSql() {
+    return "UPDATE " + OUTBOX_PARTITION_TABLE + " SET lease_until = " + lockNowMillis() + " + ? WHERE partition_no = ?"
+        + " AND owner = ? AND epoch = ? AND lease_until > " + lockNowMillis();
+  }
+
+  /** Gives an owned partition up. Parameters: no, owner, epoch. */
+  final String outboxPartitionReleaseSql() {
+    return "UPDATE " + OUTBOX_PARTITION_TABLE + " SET owner = NULL, lease_until = 0 WHERE partition_no = ? AND owner = ?"
+        + " AND epoch = ?";
+  }
+
+  /** The partitions free to take (no owner, or its lease ended). */
+  final String outboxFreePartitionsSql() {
+    return "SELECT partition_no FROM " + OUTBOX_PARTITION_TABLE + " WHERE partition_no < ? AND (owner IS NULL OR"
+        + " lease_until <= " + lockNowMillis() + ") ORDER BY partition_no";
+  }
+
+  /** Takes a free partition with a new epoch. Parameters: owner, lease millis, no. One row: taken. */
+  final String outboxPartitionTakeSql() {
+    return "UPDATE " + OUTBOX_PARTITION_TABLE + " SET owner = ?, epoch = epoch + 1, lease_until = " + lockNowMillis()
+        + " + ? WHERE partition_no = ? AND (owner IS NULL OR lease_until <= " + lockNowMillis() + ")";
+  }
+
+  /** Reads a partition's owner and epoch; with the lock the mark takes before marking (fences a takeover). */
+  final String outboxPartitionReadSql(boolean lock) {
+    return "SELECT owner, epoch FROM " + OUTBOX_PARTITION_TABLE + " WHERE partition_no = ?" + (lock ? " FOR UPDATE" : "");
   }
 
   /**

@@ -62,7 +62,7 @@ abstract class OutboxContractTest extends DatabaseContract {
   private IdemRuntime runtime;
   private IdemEngine engine;
   private final ThreadLocal<Connection> applicationTransaction = new ThreadLocal<>();
-  private final List<OutboxRelay> relays = new ArrayList<>();
+  private final List<OutboxRelay> relays = new CopyOnWriteArrayList<>();
   private final AtomicInteger claimLost = new AtomicInteger();
   private final AtomicInteger sentEvents = new AtomicInteger();
   private final AtomicInteger parkedEvents = new AtomicInteger();
@@ -106,7 +106,7 @@ abstract class OutboxContractTest extends DatabaseContract {
 
   @BeforeEach
   void clear() {
-    database.execute("DELETE FROM idem_outbox");
+    database.execute("DELETE FROM idem_outbox", "DELETE FROM idem_outbox_partition", "DELETE FROM idem_outbox_relay");
     claimLost.set(0);
     sentEvents.set(0);
     parkedEvents.set(0);
@@ -223,7 +223,7 @@ abstract class OutboxContractTest extends DatabaseContract {
     assertEquals(written, perId.keySet(), "every written event was published, nothing else");
     assertEquals(Map.of(), onlyDuplicates(perId), "no event was published twice");
     assertTrue(publisher.batchesBy().size() >= 2, "several relays took part: " + publisher.batchesBy());
-    assertEquals(writers * perWriter, sentEvents.get(), "one outboxSent per event");
+    awaitTrue(() -> sentEvents.get() == writers * perWriter, "one outboxSent per event (after each commit)");
     assertEquals(0, claimLost.get());
   }
 
@@ -297,9 +297,9 @@ abstract class OutboxContractTest extends DatabaseContract {
         ? PublishOutcome.park("rejected by the broker: too large") : PublishOutcome.sent());
     rejected.add("poison");
     String poison = runtime.inTransaction(connection -> write("poison"));
-    database.execute("INSERT INTO idem_outbox (id, destination, partition_key, event_type, headers, payload,"
+    database.execute("INSERT INTO idem_outbox (id, destination, partition_key, key_hash, event_type, headers, payload,"
         + " created_at, state, attempts, next_attempt_at) VALUES ('00000000-0000-7000-8000-000000000001', 'orders',"
-        + " 'hand', 'OrderCreated', 'not a json object', '{}', 0, 'PENDING', 0, 0)");
+        + " 'hand', 7, 'OrderCreated', 'not a json object', '{}', 0, 'PENDING', 0, 0)");
     List<String> good = new ArrayList<>();
     for (int i = 0; i < 30; i++) {
       String orderId = "good-" + i;
@@ -357,11 +357,97 @@ abstract class OutboxContractTest extends DatabaseContract {
     assertEquals(0, admin.purgeSentOutboxEvents(10));
   }
 
+  @Test
+  void orderedRelaysKeepEachKeysOrderWhilePartitionsMoveBetweenThemAndRetriesHoldOnlyTheirKey() throws Exception {
+    int keys = 32;
+    int perKey = 10;
+    // Every fifth event of a key fails its first attempt: it backs off, and the later events of its key wait for it.
+    Set<String> failedOnce = ConcurrentHashMap.newKeySet();
+    Map<String, Integer> sequence = new ConcurrentHashMap<>();
+    Recording publisher = new Recording(message -> {
+      int n = Integer.parseInt(message.payload().replaceAll(".*\"amount\":(\\d+).*", "$1"));
+      if (n % 5 == 0 && failedOnce.add(message.messageId())) {
+        return PublishOutcome.retry("the broker refused it once");
+      }
+      return PublishOutcome.sent();
+    });
+    OutboxRelayOptions ordered = fast().withOrderedPartitions(8).withClaimLease(Duration.ofSeconds(2))
+        .withBackoff(Duration.ofMillis(50), Duration.ofMillis(100)).withBatchSize(10);
+    OutboxRelay first = relay(publisher, ordered.withName("ordered-1"));
+    relay(publisher, ordered.withName("ordered-2"));
+    ExecutorService pool = Executors.newFixedThreadPool(4);
+    Map<String, List<String>> writtenPerKey = new ConcurrentHashMap<>();
+    try {
+      List<Future<?>> done = new ArrayList<>();
+      for (int w = 0; w < 4; w++) {
+        int writer = w;
+        done.add(pool.submit(() -> {
+          for (int i = 0; i < perKey; i++) {
+            for (int k = writer; k < keys; k += 4) {
+              String key = "key-" + k;
+              int n = i;
+              String id = runtime.inTransaction(connection -> engine.writeOutboxEvent(ORDER_CREATED, key, null,
+                  new OrderCreated(key, n)));
+              writtenPerKey.computeIfAbsent(key, x -> new CopyOnWriteArrayList<>()).add(id);
+            }
+            if (writer == 0 && i == perKey / 3) {
+              relay(publisher, ordered.withName("ordered-3")); // joins: partitions move to it
+            }
+            if (writer == 0 && i == 2 * perKey / 3) {
+              first.close(); // leaves: its partitions move to the others
+            }
+            Thread.sleep(2);
+          }
+          return null;
+        }));
+      }
+      for (Future<?> future : done) {
+        future.get(60, TimeUnit.SECONDS);
+      }
+    } finally {
+      pool.shutdown();
+    }
+    awaitTrue(() -> count("SELECT COUNT(*) FROM idem_outbox WHERE state = 'SENT'") == keys * perKey, "all sent");
+    // Strict per-key order: an event is handed to the broker only once every earlier event of its key was
+    // confirmed; handing over a confirmed one again (at least once) is allowed, anything after the next is not.
+    Map<String, Integer> confirmed = new HashMap<>();
+    List<Map.Entry<OutboxMessage, PublishOutcome.Status>> log;
+    synchronized (publisher.log) {
+      log = new ArrayList<>(publisher.log);
+    }
+    for (Map.Entry<OutboxMessage, PublishOutcome.Status> entry : log) {
+      String key = entry.getKey().partitionKey();
+      List<String> written = writtenPerKey.get(key);
+      int position = written.indexOf(entry.getKey().messageId());
+      int next = confirmed.getOrDefault(key, 0);
+      assertTrue(position <= next, key + ": event " + position + " handed over before event " + next
+          + " was confirmed");
+      if (position == next && entry.getValue() == PublishOutcome.Status.SENT) {
+        confirmed.put(key, next + 1);
+      }
+    }
+    for (int k = 0; k < keys; k++) {
+      String key = "key-" + k;
+      List<String> written = writtenPerKey.get(key);
+      List<String> sorted = new ArrayList<>(written);
+      java.util.Collections.sort(sorted);
+      assertEquals(written, sorted, "ids of one writer are time-ordered: " + key);
+      assertEquals(perKey, confirmed.get(key), "every event of " + key + " confirmed in order");
+    }
+    assertEquals(keys * (perKey / 5), failedOnce.size(), "every fifth event of each key was retried once");
+    assertTrue(publisher.batchesBy().size() >= 2, "several relays published: " + publisher.batchesBy().keySet());
+    assertTrue(count("SELECT SUM(epoch) FROM idem_outbox_partition") > 8, "partitions changed owners (epochs)");
+    assertEquals(0, count("SELECT COUNT(*) FROM idem_outbox_partition WHERE owner IS NOT NULL AND lease_until > 0"
+        + " AND owner NOT IN (SELECT relay_id FROM idem_outbox_relay)"), "every owned partition's owner is alive");
+  }
+
   // ---------------------------------------------------------------------------------------------
   // The test's publisher: records every message it is handed, in order, with when; answers by a function; can block.
 
   static final class Recording implements OutboxPublisher {
     final List<OutboxMessage> published = new CopyOnWriteArrayList<>();
+    /** Every message handed over with its outcome, in the order the publisher answered them (all relays). */
+    final List<Map.Entry<OutboxMessage, PublishOutcome.Status>> log = new ArrayList<>();
     final Map<String, List<Long>> publishedAtNanos = new ConcurrentHashMap<>();
     private final Map<String, AtomicInteger> batchesByThread = new ConcurrentHashMap<>();
     private final Function<OutboxMessage, PublishOutcome> answer;
@@ -390,7 +476,11 @@ abstract class OutboxContractTest extends DatabaseContract {
         published.add(message);
         publishedAtNanos.computeIfAbsent(message.messageId(), id -> new CopyOnWriteArrayList<>())
             .add(System.nanoTime());
-        outcomes.add(answer.apply(message));
+        PublishOutcome outcome = answer.apply(message);
+        outcomes.add(outcome);
+        synchronized (log) {
+          log.add(Map.entry(message, outcome.status()));
+        }
       }
       if (blockInterruptibly != null) {
         blockInterruptibly.await();
