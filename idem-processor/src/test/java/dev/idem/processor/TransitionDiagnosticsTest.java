@@ -171,6 +171,8 @@ class TransitionDiagnosticsTest {
   static void everyTransitionMessageIsCovered() {
     Set<Message> missing = EnumSet.allOf(Message.class);
     missing.removeIf(message -> !message.tag().startsWith("IDEM-1"));
+    // The outbox's (IDEM-13x) are covered by NegativeDiagnosticsTest.
+    missing.removeIf(message -> message.tag().startsWith("IDEM-13"));
     missing.removeAll(COVERED);
     if (COVERED.size() > 1) {
       assertWithMessage("transition messages without a test").that(missing).isEmpty();

@@ -273,7 +273,7 @@ public final class IdemRuntime implements AutoCloseable {
    * Starts an outbox relay on this runtime's data source: a daemon thread that publishes the events generated
    * {@code @OutboxEvent} publishers wrote into {@code idem_outbox}, through {@code publisher}, and marks them sent
    * (see {@link OutboxRelay}). Start one per process, or several: relays in one or many processes claim disjoint
-   * batches. Close it (or the runtime's owner's shutdown) before closing the data source.
+   * batches. Close it, or the runtime ({@code close()} stops the relays it started), before closing the data source.
    *
    * @param publisher the broker adapter ({@code idem-rabbitmq}, {@code idem-kafka}, {@code idem-nats}, or your own);
    *     the application owns and closes it
@@ -355,8 +355,9 @@ public final class IdemRuntime implements AutoCloseable {
   }
 
   /**
-   * Stops the scheduled purge ({@link Builder#purgeEvery}), waiting up to 5 seconds for a run in progress. Commands
-   * keep working after it; without a scheduled purge it does nothing. Idempotent.
+   * Stops the scheduled purge ({@link Builder#purgeEvery}), waiting up to 5 seconds for a run in progress, and the
+   * outbox relays this runtime started ({@link #startOutboxRelay}). Commands keep working after it; without a
+   * scheduled purge or relays it does nothing. Idempotent.
    */
   @Override
   public void close() {

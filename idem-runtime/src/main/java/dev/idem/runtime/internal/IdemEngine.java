@@ -86,6 +86,8 @@ public final class IdemEngine {
   private final OutboxWriter outboxWriter;
   private final OutboxOperations outboxOperations;
   private final ObjectMapper outboxMapper;
+  /** The relays this runtime started and that are not closed yet; {@link #close()} stops them. */
+  private final java.util.Set<OutboxRelayLoop> relays = ConcurrentHashMap.newKeySet();
   /** The built-in scheduled purge; null unless the builder asked for one. */
   private final ScheduledPurge scheduledPurge;
   /** The first command seen per scope: two different commands must not share one (see {@link #checkScope}). */
@@ -640,6 +642,9 @@ public final class IdemEngine {
 
   /** Stops the scheduled purge, if any (waits briefly for a run in progress), and the single-flight watchdog. */
   public void close() {
+    for (OutboxRelayLoop relay : List.copyOf(relays)) {
+      relay.close();
+    }
     singleFlights.close();
     if (scheduledPurge != null) {
       scheduledPurge.close();
@@ -672,8 +677,11 @@ public final class IdemEngine {
    */
   public dev.idem.runtime.OutboxRelay startOutboxRelay(dev.idem.runtime.OutboxPublisher publisher,
                                                        dev.idem.runtime.OutboxRelayOptions options) {
-    return new OutboxRelayLoop(dataSource, dialect, outboxMapper, listener, Objects.requireNonNull(publisher,
-        "publisher"), Objects.requireNonNull(options, "options"), outboxOperations).start();
+    OutboxRelayLoop relay = new OutboxRelayLoop(dataSource, dialect, outboxMapper, listener,
+        Objects.requireNonNull(publisher, "publisher"), Objects.requireNonNull(options, "options"), outboxOperations,
+        relays::remove);
+    relays.add(relay);
+    return relay.start();
   }
 
   /**

@@ -60,10 +60,14 @@ final class OutboxRelayLoop implements OutboxRelay {
   /** The ordered relay's partitions; null when unordered. */
   private final OutboxPartitions partitions;
   private volatile boolean stopping;
+  /** Tells the runtime this relay is closed. */
+  private final java.util.function.Consumer<OutboxRelayLoop> onClose;
   private long nextPurgeNanos;
 
   OutboxRelayLoop(DataSource dataSource, SqlDialect dialect, ObjectMapper mapper, SafeListener listener,
-                  OutboxPublisher publisher, OutboxRelayOptions options, OutboxOperations operations) {
+                  OutboxPublisher publisher, OutboxRelayOptions options, OutboxOperations operations,
+                  java.util.function.Consumer<OutboxRelayLoop> onClose) {
+    this.onClose = onClose;
     this.dataSource = dataSource;
     this.dialect = dialect;
     this.mapper = mapper;
@@ -86,6 +90,7 @@ final class OutboxRelayLoop implements OutboxRelay {
   @Override
   public void close() {
     stopping = true;
+    onClose.accept(this);
     thread.interrupt();
     if (Thread.currentThread() == thread) {
       return;
@@ -238,6 +243,17 @@ final class OutboxRelayLoop implements OutboxRelay {
     List<PublishOutcome> outcomes = new ArrayList<>();
     List<Claimed> heldBack = new ArrayList<>();
     while (!byKey.isEmpty()) {
+      // A slow round may outlive a partition's lease: its rows go back rather than out.
+      byKey.values().removeIf(rows -> {
+        if (partitions.held(rows.peekFirst().partition)) {
+          return false;
+        }
+        heldBack.addAll(rows);
+        return true;
+      });
+      if (byKey.isEmpty()) {
+        break;
+      }
       List<Claimed> wave = new ArrayList<>();
       List<OutboxMessage> messages = new ArrayList<>();
       for (java.util.ArrayDeque<Claimed> rows : byKey.values()) {

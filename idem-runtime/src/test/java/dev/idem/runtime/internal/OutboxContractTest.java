@@ -269,6 +269,16 @@ abstract class OutboxContractTest extends DatabaseContract {
   }
 
   @Test
+  void closingTheRuntimeStopsTheRelaysItStarted() throws Exception {
+    OutboxRelay relay = relay(new Recording(message -> PublishOutcome.sent()), fast());
+    assertTrue(relay.isRunning());
+    runtime.close();
+    assertFalse(relay.isRunning());
+    String id = runtime.inTransaction(connection -> write("after-close"));
+    assertEquals("PENDING", row(id).get("state"), "commands and writes keep working; no relay publishes");
+  }
+
+  @Test
   void retryBacksOffPerRowDoublingUpToTheCapAndThenSends() throws Exception {
     String id = runtime.inTransaction(connection -> write("o-1"));
     AtomicInteger calls = new AtomicInteger();
