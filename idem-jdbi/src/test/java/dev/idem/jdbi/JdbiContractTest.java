@@ -59,7 +59,7 @@ abstract class JdbiContractTest extends DatabaseContract {
 
   @BeforeEach
   void clear() {
-    database.execute("DELETE FROM idem_record", "DELETE FROM payments", "DELETE FROM accounts", "DELETE FROM audit",
+    database.execute("DELETE FROM idem_outbox", "DELETE FROM idem_record", "DELETE FROM payments", "DELETE FROM accounts", "DELETE FROM audit",
         "INSERT INTO accounts (id, balance) VALUES ('a', 0)");
     runtime.clearResultCache();
     delegate.executions.set(0);
@@ -68,6 +68,25 @@ abstract class JdbiContractTest extends DatabaseContract {
 
   private long count(String sql) {
     return jdbi.withHandle(handle -> handle.createQuery(sql).mapTo(Long.class).one());
+  }
+
+  /** An outbox event written inside jdbi.inTransaction commits with the handle's writes, or rolls back with them. */
+  @Test
+  void anOutboxEventJoinsTheJdbiTransaction() {
+    PaymentEvents events = new PaymentEvents_Outbox(runtime);
+    String messageId = jdbi.<String, RuntimeException>inTransaction(handle -> {
+      handle.execute("INSERT INTO audit (what) VALUES ('paid r-1')");
+      return events.paymentMade(new PaymentEvents.PaymentMade("r-1", 100));
+    });
+    assertThrows(IllegalStateException.class, () -> jdbi.useTransaction(handle -> {
+      handle.execute("INSERT INTO audit (what) VALUES ('paid r-2')");
+      events.paymentMade(new PaymentEvents.PaymentMade("r-2", 200));
+      throw new IllegalStateException("rolled back after the event was written");
+    }));
+    assertEquals(1, count("SELECT COUNT(*) FROM audit"));
+    assertEquals(List.of(messageId), jdbi.withHandle(handle -> handle.createQuery(
+        "SELECT id FROM idem_outbox WHERE partition_key = 'r-1'").mapTo(String.class).list()));
+    assertEquals(1, count("SELECT COUNT(*) FROM idem_outbox"));
   }
 
   @Test

@@ -97,6 +97,27 @@ abstract class JpaContractTest extends DatabaseContract {
     assertEquals("ada", jpa.inTransaction(em -> em.find(Booking.class, id).getGuest()));
   }
 
+  /** An outbox event written in the JPA transaction commits with the entity, or rolls back with it. */
+  @Test
+  void anOutboxEventCommitsAndRollsBackWithTheJpaTransaction() {
+    BookingEvents events = new BookingEvents_Outbox(runtime);
+    String committed = key();
+    jpa.runInTransaction(em -> {
+      bookings.book(committed, "ada");
+      events.booked(new BookingEvents.Booked(committed, "ada"));
+      assertEquals(0, count("SELECT COUNT(*) FROM idem_outbox WHERE partition_key = ?", committed), "not before commit");
+    });
+    String rolledBack = key();
+    assertThrows(RuntimeException.class, () -> jpa.runInTransaction(em -> {
+      bookings.book(rolledBack, "bob");
+      events.booked(new BookingEvents.Booked(rolledBack, "bob"));
+      throw new RuntimeException("the application fails after the event");
+    }));
+    assertEquals(1, count("SELECT COUNT(*) FROM idem_outbox WHERE partition_key = ?", committed));
+    assertEquals(0, count("SELECT COUNT(*) FROM idem_outbox WHERE partition_key = ?", rolledBack));
+    assertEquals(0, bookingRows(rolledBack));
+  }
+
   @Test
   void aRollbackOfTheApplicationsTransactionUndoesTheEntityAndTheRecord() {
     String key = key();

@@ -42,6 +42,12 @@ import java.util.concurrent.atomic.AtomicInteger;
  *       ({@code lookup}, {@code publish}, {@code unmark}, {@code forget}, {@code repair}) with outcome
  *       {@code success} or {@code error}; {@value #FRONT_TIER_CIRCUIT}, a gauge that is 1 while the tier's circuit
  *       breaker is open (the tier is not asked), and {@value #FRONT_TIER_CIRCUIT_CHANGES}{@code {state}}.
+ *   <li>With an outbox relay ({@code IdemRuntime.startOutboxRelay}): {@value #OUTBOX_EVENTS}{@code {destination,
+ *       outcome}}, outcome {@code sent}, {@code retried} or {@code parked} (alert on it: a parked event waits for an
+ *       operator); {@value #OUTBOX_LAG}{@code {destination}}, a timer of each sent event's time from its write to
+ *       the claim that published it (how far the relay runs behind); {@value #OUTBOX_CLAIMS_LOST}, events whose
+ *       claim another relay took before they were marked (published again: at least once); and
+ *       {@value #OUTBOX_RELAY_FAILURES}, relay rounds that failed (database or publisher down).
  * </ul>
  *
  * <p>The idempotency key is never a tag: every request has its own, and a tag per key would grow the registry
@@ -75,7 +81,18 @@ public final class MicrometerIdempotencyListener implements IdempotencyListener 
   /** How often the front tier's circuit opened and closed, by state. */
   public static final String FRONT_TIER_CIRCUIT_CHANGES = "idem.front_tier.circuit.changes";
 
+  /** Outbox events by destination and outcome. */
+  public static final String OUTBOX_EVENTS = "idem.outbox.events";
+  /** From an outbox event's write to the claim that published it. */
+  public static final String OUTBOX_LAG = "idem.outbox.lag";
+  /** Outbox events whose claim was taken by another relay before they were marked. */
+  public static final String OUTBOX_CLAIMS_LOST = "idem.outbox.claims.lost";
+  /** Outbox relay rounds that failed. */
+  public static final String OUTBOX_RELAY_FAILURES = "idem.outbox.relay.failures";
+
   private final MeterRegistry registry;
+  private final ConcurrentHashMap<String, Counter> outboxEvents = new ConcurrentHashMap<>();
+  private final ConcurrentHashMap<String, Timer> outboxLag = new ConcurrentHashMap<>();
   private final ConcurrentHashMap<String, ScopeMeters> scopes = new ConcurrentHashMap<>();
   private final ConcurrentHashMap<String, Counter> tierLookups = new ConcurrentHashMap<>();
   private final ConcurrentHashMap<String, Timer> tierCommands = new ConcurrentHashMap<>();
@@ -240,6 +257,45 @@ public final class MicrometerIdempotencyListener implements IdempotencyListener 
   @Override
   public void partitionMaintenanceFailed(String tableName, Throwable failure) {
     partitionCounter(PARTITIONS, tableName, "failed").increment();
+  }
+
+  @Override
+  public void outboxSent(String destination, long lagMillis) {
+    outboxEvent(destination, "sent").increment();
+    Timer lag = outboxLag.get(destination);
+    if (lag == null) {
+      lag = outboxLag.computeIfAbsent(destination, d -> Timer.builder(OUTBOX_LAG).tag("destination", d)
+          .register(registry));
+    }
+    lag.record(Math.max(0, lagMillis), TimeUnit.MILLISECONDS);
+  }
+
+  @Override
+  public void outboxRetried(String destination, String reason) {
+    outboxEvent(destination, "retried").increment();
+  }
+
+  @Override
+  public void outboxParked(String destination, String reason) {
+    outboxEvent(destination, "parked").increment();
+  }
+
+  @Override
+  public void outboxClaimLost(int events) {
+    Counter.builder(OUTBOX_CLAIMS_LOST).register(registry).increment(events);
+  }
+
+  @Override
+  public void outboxRelayFailed(Throwable failure) {
+    Counter.builder(OUTBOX_RELAY_FAILURES).register(registry).increment();
+  }
+
+  /** Destinations are few and fixed in the annotations: one counter per destination and outcome. */
+  private Counter outboxEvent(String destination, String outcome) {
+    String id = destination + '|' + outcome;
+    Counter counter = outboxEvents.get(id);
+    return counter != null ? counter : outboxEvents.computeIfAbsent(id, k -> Counter.builder(OUTBOX_EVENTS)
+        .tag("destination", destination).tag("outcome", outcome).register(registry));
   }
 
   /** Maintenance events are a few a day: the registry's own lookup is cheap enough. */

@@ -16,6 +16,7 @@ final class Annotations {
   static final String STATE_TRANSITION = "dev.idem.StateTransition";
   static final String SINGLE_FLIGHT = "dev.idem.SingleFlight";
   static final String RECONCILES = "dev.idem.Reconciles";
+  static final String OUTBOX_EVENT = "dev.idem.OutboxEvent";
   static final String ENTITY_ID = "dev.idem.EntityId";
   static final String EXPECTED_VERSION = "dev.idem.ExpectedVersion";
 

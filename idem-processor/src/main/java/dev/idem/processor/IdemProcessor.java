@@ -49,6 +49,8 @@ public final class IdemProcessor extends AbstractProcessor {
   private StateDiagramWriter diagrams;
   private ManifestWriter manifests;
   private PreviousManifests previousManifests;
+  private OutboxValidator outboxes;
+  private OutboxClassWriter outboxWriter;
 
   /** The processor as javac loads it (through {@code META-INF/services}). */
   public IdemProcessor() {
@@ -71,6 +73,8 @@ public final class IdemProcessor extends AbstractProcessor {
     diagrams = new StateDiagramWriter(env.getFiler(), env.getMessager());
     manifests = new ManifestWriter(env.getFiler(), env.getMessager());
     previousManifests = PreviousManifests.load(env.getOptions(), env.getMessager());
+    outboxes = new OutboxValidator(env);
+    outboxWriter = new OutboxClassWriter(env.getFiler(), env.getMessager());
   }
 
   @Override
@@ -166,6 +170,15 @@ public final class IdemProcessor extends AbstractProcessor {
       return;
     }
     beforeValidation.accept(service);
+    if (OutboxValidator.declaresEvents(service)) {
+      // An outbox interface: <Interface>_Outbox, which only writes events (its validator reports other methods).
+      Optional<OutboxInterface> outbox = outboxes.validate(service, report);
+      report.printTo(processingEnv.getMessager());
+      if (outbox.isPresent() && report.isClean()) {
+        outboxWriter.generate(outbox.get());
+      }
+      return;
+    }
     Optional<ServiceModel> model = validator.validate(service, report);
     Optional<Manifest> manifest = model.map(Manifest::of);
     if (model.isPresent()) {
@@ -198,7 +211,9 @@ public final class IdemProcessor extends AbstractProcessor {
    * that such an interface is reported and not generated.
    */
   private void collectServices(RoundEnvironment round, Set<TypeElement> services) {
-    for (String annotationName : METHOD_ANNOTATIONS) {
+    List<String> annotations = new ArrayList<>(METHOD_ANNOTATIONS);
+    annotations.add(Annotations.OUTBOX_EVENT);
+    for (String annotationName : annotations) {
       TypeElement annotation = processingEnv.getElementUtils().getTypeElement(annotationName);
       if (annotation == null) {
         continue;

@@ -23,7 +23,7 @@ public final class IdemProcessorClaims extends AbstractProcessor {
   @Override
   public Set<String> getSupportedAnnotationTypes() {
     return Set.of(Annotations.IDEMPOTENT_COMMAND, Annotations.IDEMPOTENCY_KEY, Annotations.STATE_TRANSITION,
-        Annotations.SINGLE_FLIGHT,
+        Annotations.SINGLE_FLIGHT, Annotations.OUTBOX_EVENT,
         Annotations.ENTITY_ID, Annotations.EXPECTED_VERSION, SourceFileGenerator.GENERATED_ANNOTATION);
   }
 

@@ -320,6 +320,45 @@ enum Message {
           + " interface moves %s there.",
       Diagnostic.Kind.WARNING),
 
+  // The transactional outbox (@OutboxEvent): IDEM-130..139.
+  OUTBOX_DESTINATION_INVALID(
+      "IDEM-130",
+      "@OutboxEvent(destination = \"%s\") on %s is not a destination: write the exchange, topic or subject the"
+          + " event goes to, 1 to 255 characters without blanks around it, e.g. destination = \"orders\"."),
+  OUTBOX_PARAMETERS(
+      "IDEM-131",
+      "@OutboxEvent method %s takes %s. Take the event's payload, and optionally a second parameter"
+          + " Map<String, String> of headers: void orderCreated(OrderCreated event) or"
+          + " void orderCreated(OrderCreated event, Map<String, String> headers)."),
+  OUTBOX_RETURN_TYPE(
+      "IDEM-132",
+      "@OutboxEvent method %s returns %s. Return void, or String to get the event's message id."),
+  OUTBOX_PAYLOAD_NOT_REPLAYABLE(
+      "IDEM-133",
+      "The payload %s of @OutboxEvent method %s would not reach consumers as it was: at %s, %s. Consumers read it"
+          + " back as JSON like a stored result; %s."),
+  OUTBOX_KEY_PATH(
+      "IDEM-134",
+      "@OutboxEvent(key = \"%s\") on %s does not name a property of the payload %s: %s. Write accessor names of"
+          + " the payload separated by dots, e.g. key = \"orderId\" or key = \"customer.id\", or leave key out."),
+  OUTBOX_KEY_TYPE(
+      "IDEM-135",
+      "@OutboxEvent(key = \"%s\") on %s leads to a value of type %s. A partition key is written as text: point it"
+          + " at a String, UUID, an integral number (or its wrapper, BigInteger) or an enum."),
+  OUTBOX_MIXED(
+      "IDEM-136",
+      "%s is %s in interface %s, whose other methods are @OutboxEvent. An outbox interface is implemented by"
+          + " <Interface>_Outbox, which only writes events: annotate every abstract method @OutboxEvent (give it"
+          + " a default body otherwise), and move commands, transitions and jobs to an interface of their own."),
+  OUTBOX_TYPE_INVALID(
+      "IDEM-137",
+      "@OutboxEvent(type = \"%s\") on %s is not an event type: write 1 to 255 characters without blanks around"
+          + " them, e.g. type = \"OrderCreated\", or leave type out to use the payload's simple name."),
+  OUTBOX_INTERFACE_GENERIC(
+      "IDEM-138",
+      "Interface %s declares type parameters, so idem cannot generate one %s_Outbox for it. Declare the"
+          + " @OutboxEvent methods on a non-generic interface."),
+
   // The processor and its environment: IDEM-9xx.
   PROCESSOR_FAILED(
       "IDEM-900",

@@ -25,6 +25,7 @@ final class RuntimeNames {
   static final ClassName REPLAYABLE_FAILURE = ClassName.get(INTERNAL_PACKAGE, "ReplayableFailure");
   static final ClassName TRANSITION_SPEC = ClassName.get(INTERNAL_PACKAGE, "TransitionSpec");
   static final ClassName SINGLE_FLIGHT_SPEC = ClassName.get(INTERNAL_PACKAGE, "SingleFlightSpec");
+  static final ClassName OUTBOX_EVENT_SPEC = ClassName.get(INTERNAL_PACKAGE, "OutboxEventSpec");
 
   private RuntimeNames() {}
 }

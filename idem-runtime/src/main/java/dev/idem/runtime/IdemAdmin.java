@@ -145,4 +145,41 @@ public final class IdemAdmin {
     }
     return engine.stats(limit);
   }
+
+  /**
+   * The outbox events no relay publishes any more (the publisher said PARK, or the row could not be read), oldest
+   * first. Reads only.
+   *
+   * @param limit the most events listed
+   * @return the parked events with their reasons
+   * @throws IdempotencyStoreException if the read fails
+   */
+  public java.util.List<ParkedOutboxEvent> parkedOutboxEvents(int limit) {
+    return engine.parkedOutboxEvents(limit);
+  }
+
+  /**
+   * Makes a parked outbox event due again, its attempts counted from zero: the next relay round publishes it with
+   * the same message id.
+   *
+   * @param messageId the event's message id
+   * @return whether a parked event of that id was requeued (false: none, or not parked)
+   * @throws IdempotencyStoreException if the update fails
+   */
+  public boolean requeueOutboxEvent(String messageId) {
+    return engine.requeueOutboxEvent(messageId);
+  }
+
+  /**
+   * Deletes sent outbox events past their retention ({@link OutboxRelayOptions#withKeepSentFor}), in bounded
+   * batches by the expiry index; never a PENDING or PARKED event. Relays do it themselves every
+   * {@link OutboxRelayOptions#purgeEvery()}.
+   *
+   * @param batchSize the most rows one statement deletes
+   * @return how many were deleted
+   * @throws IdempotencyStoreException if a batch fails (batches deleted before stay deleted)
+   */
+  public long purgeSentOutboxEvents(int batchSize) {
+    return engine.purgeSentOutboxEvents(batchSize);
+  }
 }

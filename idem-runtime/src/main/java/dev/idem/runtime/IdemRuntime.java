@@ -269,6 +269,21 @@ public final class IdemRuntime implements AutoCloseable {
         "fencingToken() is only known inside a single-flight body (@SingleFlight or runtime.singleFlight)"));
   }
 
+  /**
+   * Starts an outbox relay on this runtime's data source: a daemon thread that publishes the events generated
+   * {@code @OutboxEvent} publishers wrote into {@code idem_outbox}, through {@code publisher}, and marks them sent
+   * (see {@link OutboxRelay}). Start one per process, or several: relays in one or many processes claim disjoint
+   * batches. Close it, or the runtime ({@code close()} stops the relays it started), before closing the data source.
+   *
+   * @param publisher the broker adapter ({@code idem-rabbitmq}, {@code idem-kafka}, {@code idem-nats}, or your own);
+   *     the application owns and closes it
+   * @param options batch size, poll interval, claim lease, backoff, retention of sent events
+   * @return the running relay
+   */
+  public OutboxRelay startOutboxRelay(OutboxPublisher publisher, OutboxRelayOptions options) {
+    return engine.startOutboxRelay(publisher, options);
+  }
+
   /** @return where this runtime's single-flight locks live (the builder's, or the idem_lock table) */
   public LockProvider lockProvider() {
     return engine.lockProvider();
@@ -340,8 +355,9 @@ public final class IdemRuntime implements AutoCloseable {
   }
 
   /**
-   * Stops the scheduled purge ({@link Builder#purgeEvery}), waiting up to 5 seconds for a run in progress. Commands
-   * keep working after it; without a scheduled purge it does nothing. Idempotent.
+   * Stops the scheduled purge ({@link Builder#purgeEvery}), waiting up to 5 seconds for a run in progress, and the
+   * outbox relays this runtime started ({@link #startOutboxRelay}). Commands keep working after it; without a
+   * scheduled purge or relays it does nothing. Idempotent.
    */
   @Override
   public void close() {

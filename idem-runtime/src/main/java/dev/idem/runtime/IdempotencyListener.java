@@ -222,4 +222,46 @@ public interface IdempotencyListener {
    * @param fencingToken the lost lease's fencing token
    */
   default void lockLost(String lockName, long fencingToken) {}
+
+  /**
+   * An outbox relay marked an event sent after its publisher confirmed it.
+   *
+   * @param destination the event's destination
+   * @param lagMillis from the event's write to the claim that published it, by the database's clock: how far the
+   *     relay runs behind
+   */
+  default void outboxSent(String destination, long lagMillis) {}
+
+  /**
+   * An outbox event's publication ended in RETRY: it is due again after its backoff.
+   *
+   * @param destination the event's destination
+   * @param reason the publisher's reason
+   */
+  default void outboxRetried(String destination, String reason) {}
+
+  /**
+   * An outbox event was parked (the publisher's PARK, or a row that could not be read): no relay publishes it until
+   * an operator requeues it ({@link IdemAdmin#requeueOutboxEvent}).
+   *
+   * @param destination the event's destination
+   * @param reason why
+   */
+  default void outboxParked(String destination, String reason) {}
+
+  /**
+   * An outbox relay published events whose claim had ended and been taken by another relay before it could mark
+   * them: they are published again by that relay (at least once; consumers deduplicate by message id).
+   *
+   * @param events how many of the batch's marks found their claim gone
+   */
+  default void outboxClaimLost(int events) {}
+
+  /**
+   * A round of an outbox relay failed (the database unreachable, a publisher that threw): it tries again after its
+   * poll interval. Also logged (WARNING).
+   *
+   * @param failure what failed
+   */
+  default void outboxRelayFailed(Throwable failure) {}
 }

@@ -90,6 +90,8 @@ abstract class FlywayMigrationContractTest extends DatabaseContract {
         statements(resource("dev/idem/runtime/flyway/" + dialect + "/V2__idem_transition_log.sql")));
     assertEquals(statements(resource("dev/idem/runtime/schema/lock-" + dialect + ".sql")),
         statements(resource("dev/idem/runtime/flyway/" + dialect + "/V3__idem_lock.sql")));
+    assertEquals(statements(resource("dev/idem/runtime/schema/outbox-" + dialect + ".sql")),
+        statements(resource("dev/idem/runtime/flyway/" + dialect + "/V4__idem_outbox.sql")));
   }
 
   /** The script's statements without comments, whitespace collapsed (idem's DDL has no '--' or ';' in literals). */
@@ -112,11 +114,11 @@ abstract class FlywayMigrationContractTest extends DatabaseContract {
 
   @Test
   void flywayAppliesEveryMigrationOnceAndValidatesThem() {
-    assertEquals(3, firstMigration.migrationsExecuted);
-    assertEquals("3", firstMigration.targetSchemaVersion);
+    assertEquals(4, firstMigration.migrationsExecuted);
+    assertEquals("4", firstMigration.targetSchemaVersion);
     assertEquals(0, flyway().migrate().migrationsExecuted, "a second run finds nothing to do");
     flyway().validate();
-    assertEquals(3, flyway().info().applied().length, "all recorded in idem's own history table");
+    assertEquals(4, flyway().info().applied().length, "all recorded in idem's own history table");
   }
 
   @Test
@@ -176,8 +178,8 @@ abstract class FlywayMigrationContractTest extends DatabaseContract {
           .baselineOnMigrate(true).baselineVersion("2").load();
       // The documented baseline for tables an idem before the lock table made; V3 finds idem_lock there and
       // creates nothing (CREATE TABLE IF NOT EXISTS), and creates it where an older createSchema() did not.
-      assertEquals(1, adopting.migrate().migrationsExecuted);
-      assertEquals("3", adopting.info().current().getVersion().getVersion());
+      assertEquals(2, adopting.migrate().migrationsExecuted, "V3 and V4 (the outbox)");
+      assertEquals("4", adopting.info().current().getVersion().getVersion());
       adopting.validate();
     }
   }
@@ -205,15 +207,15 @@ abstract class FlywayMigrationContractTest extends DatabaseContract {
     }
     try (IsolatedDatabase defaultBaseline = IsolatedDatabase.open(database())) {
       defaultBaseline.execute(applicationTable);
-      assertEquals(2, flywayOn(defaultBaseline, true, "1").migrate().migrationsExecuted, "only V2 and V3 ran");
+      assertEquals(3, flywayOn(defaultBaseline, true, "1").migrate().migrationsExecuted, "only V2, V3 and V4 ran");
       IdemRuntime runtime = IdemRuntime.builder().dataSource(defaultBaseline.dataSource()).build();
       assertThrows(IdempotencyStoreException.class, () -> ledgerOn(runtime).credit("r-1", 1), "no idem_record");
     }
     try (IsolatedDatabase adopting = IsolatedDatabase.open(database())) {
       adopting.execute(applicationTable);
       Flyway flyway = flywayOn(adopting, true, "0");
-      assertEquals(3, flyway.migrate().migrationsExecuted);
-      assertEquals("3", flyway.info().current().getVersion().getVersion());
+      assertEquals(4, flyway.migrate().migrationsExecuted);
+      assertEquals("4", flyway.info().current().getVersion().getVersion());
       flyway.validate();
       IdemRuntime runtime = IdemRuntime.builder().dataSource(adopting.dataSource()).build();
       Ledger ledger = ledgerOn(runtime);
@@ -234,7 +236,7 @@ abstract class FlywayMigrationContractTest extends DatabaseContract {
     // The order the README gives: the application's Flyway, then idem's. The other way round, the application's
     // Flyway finds idem's tables in a schema without its history table and refuses it.
     try (IsolatedDatabase idemFirst = IsolatedDatabase.open(database())) {
-      assertEquals(3, flywayOn(idemFirst, true, "0").migrate().migrationsExecuted);
+      assertEquals(4, flywayOn(idemFirst, true, "0").migrate().migrationsExecuted);
       FlywayException refused =
           assertThrows(FlywayException.class, () -> applicationsFlywayOn(idemFirst).migrate());
       assertTrue(refused.getMessage().contains("non-empty schema"), refused.getMessage());
@@ -245,8 +247,8 @@ abstract class FlywayMigrationContractTest extends DatabaseContract {
         assertEquals(expected, applicationsFlywayOn(fresh).migrate().migrationsExecuted,
             "application, deploy " + deploy);
         Flyway idems = flywayOn(fresh, true, "0");
-        assertEquals(deploy == 1 ? 3 : 0, idems.migrate().migrationsExecuted, "idem, deploy " + deploy);
-        assertEquals("3", idems.info().current().getVersion().getVersion());
+        assertEquals(deploy == 1 ? 4 : 0, idems.migrate().migrationsExecuted, "idem, deploy " + deploy);
+        assertEquals("4", idems.info().current().getVersion().getVersion());
         idems.validate();
         applicationsFlywayOn(fresh).validate();
       }

@@ -42,7 +42,7 @@ class PostgresDayPartitionsFlywayTest extends DatabaseContract {
 
   @Test
   void theMigrationRunsTheSchemaResourcesStatements() throws IOException {
-    assertEquals(3, migration.migrationsExecuted);
+    assertEquals(4, migration.migrationsExecuted);
     assertEquals(statements(resource("dev/idem/runtime/schema/postgresql-day-partitions.sql")),
         statements(resource("dev/idem/runtime/flyway/postgresql-day-partitions/V1__idem_record_day_partitions.sql")));
     assertEquals(statements(resource("dev/idem/runtime/schema/transition-log-postgresql-day-partitions.sql")),
@@ -50,6 +50,9 @@ class PostgresDayPartitionsFlywayTest extends DatabaseContract {
     // The single-flight lock table does not depend on the record table's layout: the same DDL as on one table.
     assertEquals(statements(resource("dev/idem/runtime/schema/lock-postgresql.sql")),
         statements(resource("dev/idem/runtime/flyway/postgresql-day-partitions/V3__idem_lock.sql")));
+    // The outbox is one table on either layout.
+    assertEquals(statements(resource("dev/idem/runtime/schema/outbox-postgresql.sql")),
+        statements(resource("dev/idem/runtime/flyway/postgresql-day-partitions/V4__idem_outbox.sql")));
   }
 
   @Test

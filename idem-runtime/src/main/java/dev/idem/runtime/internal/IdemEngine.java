@@ -83,6 +83,11 @@ public final class IdemEngine {
   private final RecordOperations operations;
   private final RecordStats stats;
   private final SingleFlightRunner singleFlights;
+  private final OutboxWriter outboxWriter;
+  private final OutboxOperations outboxOperations;
+  private final ObjectMapper outboxMapper;
+  /** The relays this runtime started and that are not closed yet; {@link #close()} stops them. */
+  private final java.util.Set<OutboxRelayLoop> relays = ConcurrentHashMap.newKeySet();
   /** The built-in scheduled purge; null unless the builder asked for one. */
   private final ScheduledPurge scheduledPurge;
   /** The first command seen per scope: two different commands must not share one (see {@link #checkScope}). */
@@ -135,6 +140,9 @@ public final class IdemEngine {
     this.stats = new RecordStats(transactions, dialect, tableName, clock);
     this.singleFlights = new SingleFlightRunner(settings.lockProvider() != null ? settings.lockProvider()
         : new JdbcLockProvider(dataSource, dialect), listener);
+    this.outboxMapper = results.mapper();
+    this.outboxWriter = new OutboxWriter(transactions, dialect, outboxMapper, clock);
+    this.outboxOperations = new OutboxOperations(dataSource, dialect);
     this.scheduledPurge = settings.purgeInterval() == null ? null
         : new ScheduledPurge(purger, listener, tableName, settings.purgeInterval(), settings.purgeBatchSize());
   }
@@ -634,9 +642,79 @@ public final class IdemEngine {
 
   /** Stops the scheduled purge, if any (waits briefly for a run in progress), and the single-flight watchdog. */
   public void close() {
+    for (OutboxRelayLoop relay : List.copyOf(relays)) {
+      relay.close();
+    }
     singleFlights.close();
     if (scheduledPurge != null) {
       scheduledPurge.close();
+    }
+  }
+
+  // ------------------------------------------------------------------------------------------------
+  // The transactional outbox
+
+  /**
+   * Writes one outbox event in the transaction in progress on this thread (idem's own or the application's joined
+   * one), for a generated {@code @OutboxEvent} method.
+   *
+   * @param spec the method's destination and event type
+   * @param partitionKey the partition key (written as its string form), or null
+   * @param headers the event's headers, or null for none
+   * @param payload the event, written as JSON with the runtime's codec
+   * @return the event's message id
+   * @throws dev.idem.runtime.OutboxTransactionRequiredException outside any transaction (nothing written)
+   */
+  public String writeOutboxEvent(OutboxEventSpec spec, Object partitionKey, java.util.Map<String, String> headers,
+                                 Object payload) {
+    return outboxWriter.write(spec, partitionKey, headers, payload);
+  }
+
+  /**
+   * @param publisher the broker adapter
+   * @param options how the relay runs
+   * @return the running relay
+   */
+  public dev.idem.runtime.OutboxRelay startOutboxRelay(dev.idem.runtime.OutboxPublisher publisher,
+                                                       dev.idem.runtime.OutboxRelayOptions options) {
+    OutboxRelayLoop relay = new OutboxRelayLoop(dataSource, dialect, outboxMapper, listener,
+        Objects.requireNonNull(publisher, "publisher"), Objects.requireNonNull(options, "options"), outboxOperations,
+        relays::remove);
+    relays.add(relay);
+    return relay.start();
+  }
+
+  /**
+   * @param limit the most events listed
+   * @return the parked events, oldest first
+   */
+  public List<dev.idem.runtime.ParkedOutboxEvent> parkedOutboxEvents(int limit) {
+    refuseInTransaction("parkedOutboxEvents");
+    return outboxOperations.parked(limit);
+  }
+
+  /**
+   * @param messageId the parked event's message id
+   * @return whether a parked event was requeued
+   */
+  public boolean requeueOutboxEvent(String messageId) {
+    refuseInTransaction("requeueOutboxEvent");
+    return outboxOperations.requeue(Objects.requireNonNull(messageId, "messageId"));
+  }
+
+  /**
+   * @param batchSize the most rows one statement deletes
+   * @return how many sent events past their retention were deleted
+   */
+  public long purgeSentOutboxEvents(int batchSize) {
+    refuseInTransaction("purgeSentOutboxEvents");
+    return outboxOperations.purgeSent(batchSize);
+  }
+
+  private void refuseInTransaction(String call) {
+    if (transactions.inProgress() || transactions.applicationsInProgress()) {
+      throw new IllegalStateException(call + "() runs in auto-commit mode on a connection of its own; call it outside"
+          + " runtime.inTransaction(...), a command's body and the application's transaction");
     }
   }
 

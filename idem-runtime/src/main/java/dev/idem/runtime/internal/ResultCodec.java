@@ -156,6 +156,11 @@ final class ResultCodec {
     this.maxResultSize = maxResultSize;
   }
 
+  /** The configured mapper (also what outbox payloads are written with: the same JSON as stored results). */
+  ObjectMapper mapper() {
+    return mapper;
+  }
+
   /** The result as JSON: {@code null} for a null result, never SQL NULL, so that a missing result is detectable. */
   String write(CommandSpec<?> spec, String key, Object result) {
     checkReturnedClass(spec, key, result);

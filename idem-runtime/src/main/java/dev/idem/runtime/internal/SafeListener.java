@@ -164,6 +164,38 @@ final class SafeListener {
     }
   }
 
+  void outboxSent(String destination, long lagMillis) {
+    try {
+      listener.outboxSent(destination, lagMillis);
+    } catch (RuntimeException e) {
+      LOG.log(Level.WARNING, "IdempotencyListener.outboxSent failed; ignored", e);
+    }
+  }
+
+  void outboxRetried(String destination, String reason) {
+    notify("outboxRetried", IdempotencyListener::outboxRetried, destination, reason);
+  }
+
+  void outboxParked(String destination, String reason) {
+    notify("outboxParked", IdempotencyListener::outboxParked, destination, reason);
+  }
+
+  void outboxClaimLost(int events) {
+    try {
+      listener.outboxClaimLost(events);
+    } catch (RuntimeException e) {
+      LOG.log(Level.WARNING, "IdempotencyListener.outboxClaimLost failed; ignored", e);
+    }
+  }
+
+  void outboxRelayFailed(Throwable failure) {
+    try {
+      listener.outboxRelayFailed(failure);
+    } catch (RuntimeException e) {
+      LOG.log(Level.WARNING, "IdempotencyListener.outboxRelayFailed failed; ignored", e);
+    }
+  }
+
   private void notify(String event, Event call, String scope, String keyOrRule) {
     try {
       call.deliver(listener, scope, keyOrRule);

@@ -44,6 +44,10 @@ final class SchemaInstaller {
       for (String sql : statements(load(dialect.lockSchemaResource()))) {
         statement.execute(sql);
       }
+      // The transactional outbox (@OutboxEvent publishers, the outbox relay).
+      for (String sql : statements(load(dialect.outboxSchemaResource()))) {
+        statement.execute(sql);
+      }
       if (!connection.getAutoCommit()) {
         connection.commit();
       }

@@ -233,6 +233,195 @@ abstract class SqlDialect {
   }
 
   // ------------------------------------------------------------------------------------------------
+  // The transactional outbox (OutboxWriter writes, OutboxRelayLoop claims, publishes and marks): one row per event
+  // in idem_outbox. Every time is the database's, taken by the statement itself (lockNowMillis()), like the locks':
+  // relays on skewed clocks agree on when a claim's lease ends and when a backoff is over.
+
+  /** The outbox table; its DDL is {@link #outboxSchemaResource()}. */
+  static final String OUTBOX_TABLE = "idem_outbox";
+  /** {@code idem_outbox.state} of an event to publish (claimed or not: a claim is a token and a lease). */
+  static final String OUTBOX_PENDING = "PENDING";
+  /** {@code idem_outbox.state} of an event the broker confirmed; expires by retention. */
+  static final String OUTBOX_SENT = "SENT";
+  /** {@code idem_outbox.state} of an event no relay publishes again until an operator requeues it. */
+  static final String OUTBOX_PARKED = "PARKED";
+
+  /** Classpath resource (relative to {@code dev.idem.runtime}) holding the outbox table's DDL. */
+  final String outboxSchemaResource() {
+    // One table whatever the record table's layout (see ARCHITECTURE.md: day partitions are the records' only).
+    return schemaResource().replace("schema/", "schema/outbox-").replace("-day-partitions", "");
+  }
+
+  /**
+   * Writes one event in the caller's transaction, PENDING and due now. Parameters: id, destination, partition key,
+   * event type, headers JSON, payload JSON.
+   */
+  final String outboxInsertSql() {
+    return "INSERT INTO " + OUTBOX_TABLE + " (id, destination, partition_key, key_hash, event_type, headers, payload,"
+        + " created_at, state, attempts, next_attempt_at) VALUES (?, ?, ?, ?, ?, ?, ?, " + lockNowMillis() + ", '"
+        + OUTBOX_PENDING + "', 0, " + lockNowMillis() + ")";
+  }
+
+  /** Ordered relays' key-hash partitions; DDL in {@link #outboxSchemaResource()}. */
+  static final String OUTBOX_PARTITION_TABLE = "idem_outbox_partition";
+  /** Ordered relays' heartbeats; DDL in {@link #outboxSchemaResource()}. */
+  static final String OUTBOX_RELAY_TABLE = "idem_outbox_relay";
+
+  /**
+   * An ordered relay's claim read: due PENDING rows of the partitions it owns, in id order, of which no earlier row
+   * of the same key is still PENDING and not due (backing off, or claimed by a relay that owned the partition before);
+   * rows an earlier row of their key precedes in the result come after it. Locks without skipping: the previous
+   * owner's marks are waited for, never skipped past. Parameters: partitions, partitions, each owned partition, the
+   * batch size.
+   */
+  final String outboxOrderedClaimSelectSql(int ownedPartitions) {
+    StringBuilder in = new StringBuilder();
+    for (int i = 0; i < ownedPartitions; i++) {
+      in.append(i == 0 ? "?" : ", ?");
+    }
+    return "SELECT o.id, o.destination, o.partition_key, o.event_type, o.headers, o.payload, o.created_at, o.attempts, "
+        + lockNowMillis() + " AS now_ms, MOD(o.key_hash, ?) AS partition_no FROM " + OUTBOX_TABLE + " o WHERE o.state = '"
+        + OUTBOX_PENDING + "' AND o.next_attempt_at <= " + lockNowMillis() + " AND MOD(o.key_hash, ?) IN (" + in
+        + ") AND NOT EXISTS (SELECT 1 FROM " + OUTBOX_TABLE + " e WHERE e.partition_key = o.partition_key AND e.state = '"
+        + OUTBOX_PENDING + "' AND e.id < o.id AND e.next_attempt_at > " + lockNowMillis() + ") ORDER BY o.id LIMIT ?"
+        + " FOR UPDATE";
+  }
+
+  /** Creates a partition's row if it has none (a race with another relay fails as a duplicate key). Params: no, no. */
+  final String outboxPartitionCreateSql() {
+    return "INSERT INTO " + OUTBOX_PARTITION_TABLE + " (partition_no, owner, epoch, lease_until) SELECT ?, NULL, 0, 0"
+        + " FROM (SELECT 1 AS one) AS t WHERE NOT EXISTS (SELECT 1 FROM " + OUTBOX_PARTITION_TABLE
+        + " WHERE partition_no = ?)";
+  }
+
+  /** Renews a relay's heartbeat. Parameters: lease millis, relay id. */
+  final String outboxRelayBeatSql() {
+    return "UPDATE " + OUTBOX_RELAY_TABLE + " SET lease_until = " + lockNowMillis() + " + ? WHERE relay_id = ?";
+  }
+
+  /** A relay's first heartbeat. Parameters: relay id, lease millis. */
+  final String outboxRelayJoinSql() {
+    return "INSERT INTO " + OUTBOX_RELAY_TABLE + " (relay_id, lease_until) VALUES (?, " + lockNowMillis() + " + ?)";
+  }
+
+  /** How many relays are alive (heartbeat lease not ended). */
+  final String outboxLiveRelaysSql() {
+    return "SELECT COUNT(*) FROM " + OUTBOX_RELAY_TABLE + " WHERE lease_until > " + lockNowMillis();
+  }
+
+  /** Forgets relays whose heartbeat ended long ago (an hour). */
+  final String outboxDeadRelaysSql() {
+    return "DELETE FROM " + OUTBOX_RELAY_TABLE + " WHERE lease_until < " + lockNowMillis() + " - 3600000";
+  }
+
+  /** A relay leaving. Parameter: relay id. */
+  final String outboxRelayLeaveSql() {
+    return "DELETE FROM " + OUTBOX_RELAY_TABLE + " WHERE relay_id = ?";
+  }
+
+  /** Renews an owned partition's lease, fenced by owner and epoch. Parameters: lease millis, no, owner, epoch. */
+  final String outboxPartitionRenewSql() {
+    return "UPDATE " + OUTBOX_PARTITION_TABLE + " SET lease_until = " + lockNowMillis() + " + ? WHERE partition_no = ?"
+        + " AND owner = ? AND epoch = ? AND lease_until > " + lockNowMillis();
+  }
+
+  /** Gives an owned partition up. Parameters: no, owner, epoch. */
+  final String outboxPartitionReleaseSql() {
+    return "UPDATE " + OUTBOX_PARTITION_TABLE + " SET owner = NULL, lease_until = 0 WHERE partition_no = ? AND owner = ?"
+        + " AND epoch = ?";
+  }
+
+  /** The partitions free to take (no owner, or its lease ended). */
+  final String outboxFreePartitionsSql() {
+    return "SELECT partition_no FROM " + OUTBOX_PARTITION_TABLE + " WHERE partition_no < ? AND (owner IS NULL OR"
+        + " lease_until <= " + lockNowMillis() + ") ORDER BY partition_no";
+  }
+
+  /** Takes a free partition with a new epoch. Parameters: owner, lease millis, no. One row: taken. */
+  final String outboxPartitionTakeSql() {
+    return "UPDATE " + OUTBOX_PARTITION_TABLE + " SET owner = ?, epoch = epoch + 1, lease_until = " + lockNowMillis()
+        + " + ? WHERE partition_no = ? AND (owner IS NULL OR lease_until <= " + lockNowMillis() + ")";
+  }
+
+  /** Reads a partition's owner and epoch; with the lock the mark takes before marking (fences a takeover). */
+  final String outboxPartitionReadSql(boolean lock) {
+    return "SELECT owner, epoch FROM " + OUTBOX_PARTITION_TABLE + " WHERE partition_no = ?" + (lock ? " FOR UPDATE" : "");
+  }
+
+  /**
+   * The claim's read: due PENDING rows, oldest due first, locked, skipping rows another relay's claim transaction
+   * holds (so relays take disjoint batches and never wait for each other); also the database's time, for the lag.
+   * By the claim index (state, next_attempt_at). Parameter: the batch size.
+   */
+  String outboxClaimSelectSql() {
+    return "SELECT id, destination, partition_key, event_type, headers, payload, created_at, attempts, "
+        + lockNowMillis() + " AS now_ms FROM " + OUTBOX_TABLE + " WHERE state = '" + OUTBOX_PENDING
+        + "' AND next_attempt_at <= " + lockNowMillis() + " ORDER BY next_attempt_at LIMIT ? FOR UPDATE SKIP LOCKED";
+  }
+
+  /**
+   * The claim's write, in the same short transaction: the row is this relay's until the lease ends, when it is due
+   * again for any relay (a crashed relay's claim thus expires by itself). Parameters: claim token, lease millis, id.
+   */
+  final String outboxClaimSql() {
+    return "UPDATE " + OUTBOX_TABLE + " SET claim_token = ?, next_attempt_at = " + lockNowMillis() + " + ? WHERE id = ?";
+  }
+
+  /**
+   * Marks a published row sent, fenced by the claim token: a relay whose lease ended and whose rows another relay
+   * claimed marks nothing. Parameters: retention millis, id, claim token.
+   */
+  final String outboxMarkSentSql() {
+    return "UPDATE " + OUTBOX_TABLE + " SET state = '" + OUTBOX_SENT + "', sent_at = " + lockNowMillis()
+        + ", expires_at = " + lockNowMillis() + " + ?, claim_token = NULL, last_error = NULL WHERE id = ?"
+        + " AND claim_token = ?";
+  }
+
+  /** A RETRY outcome: due again after the backoff, fenced. Parameters: backoff millis, reason, id, claim token. */
+  final String outboxRetrySql() {
+    return "UPDATE " + OUTBOX_TABLE + " SET attempts = attempts + 1, next_attempt_at = " + lockNowMillis()
+        + " + ?, claim_token = NULL, last_error = ? WHERE id = ? AND claim_token = ?";
+  }
+
+  /** A PARK outcome (or an unreadable row), fenced. Parameters: reason, id, claim token. */
+  final String outboxParkSql() {
+    return "UPDATE " + OUTBOX_TABLE + " SET state = '" + OUTBOX_PARKED + "', attempts = attempts + 1,"
+        + " claim_token = NULL, last_error = ? WHERE id = ? AND claim_token = ?";
+  }
+
+  /** A relay stopping mid-batch gives its claim back: due now. Parameters: id, claim token. */
+  final String outboxReleaseSql() {
+    return "UPDATE " + OUTBOX_TABLE + " SET claim_token = NULL, next_attempt_at = " + lockNowMillis()
+        + " WHERE id = ? AND claim_token = ?";
+  }
+
+  /** Parked rows for the operator, oldest first (by the claim index's state prefix). Parameter: the limit. */
+  final String outboxParkedSql() {
+    return "SELECT id, destination, partition_key, event_type, created_at, attempts, last_error FROM " + OUTBOX_TABLE
+        + " WHERE state = '" + OUTBOX_PARKED + "' ORDER BY id LIMIT ?";
+  }
+
+  /** An operator requeues one parked row: PENDING, due now, attempts from zero. Parameter: id. */
+  final String outboxRequeueSql() {
+    return "UPDATE " + OUTBOX_TABLE + " SET state = '" + OUTBOX_PENDING + "', attempts = 0, next_attempt_at = "
+        + lockNowMillis() + ", claim_token = NULL WHERE id = ? AND state = '" + OUTBOX_PARKED + "'";
+  }
+
+  /**
+   * Deletes a batch of sent rows past their retention, by the expiry index (only SENT rows have an expiry), never
+   * waiting for rows another purge holds. Parameter: the batch size.
+   */
+  String outboxPurgeSql() {
+    return "DELETE FROM " + OUTBOX_TABLE + " WHERE id IN (SELECT id FROM " + OUTBOX_TABLE + " WHERE expires_at <= "
+        + lockNowMillis() + " ORDER BY expires_at LIMIT ? FOR UPDATE SKIP LOCKED)";
+  }
+
+  /** Counts by state and the oldest due PENDING row's creation, for the lag. */
+  final String outboxCountsSql() {
+    return "SELECT state, COUNT(*), MIN(created_at), " + lockNowMillis() + " FROM " + OUTBOX_TABLE + " GROUP BY state";
+  }
+
+  // ------------------------------------------------------------------------------------------------
   // Transactional mode (RecordStatements): records are inserted PENDING and turn COMPLETED with their outcome, in
   // one transaction; nobody sees them before the commit.
 
@@ -690,7 +879,8 @@ abstract class SqlDialect {
     String name = schemaResource().substring("schema/".length(), schemaResource().length() - ".sql".length());
     return (table != null
         ? ". idem's table " + table + " does not exist"
-            + (table.equals(TRANSITION_LOG_TABLE) || table.equals(LOCK_TABLE) || table.equals("idem_record") ? ""
+            + (table.equals(TRANSITION_LOG_TABLE) || table.equals(LOCK_TABLE) || table.equals(OUTBOX_TABLE)
+                || table.equals("idem_record") ? ""
                 : " (the shipped DDL names it idem_record: replace that name)")
         : ". If the missing table is idem's (its record table, idem_record by default, or the transition log "
             + TRANSITION_LOG_TABLE + ")")
@@ -1189,6 +1379,15 @@ abstract class SqlDialect {
   }
 
   private static final class MariaDbDialect extends SqlDialect {
+
+    /**
+     * MariaDB and MySQL refuse LIMIT in an IN subquery: a bounded ranged DELETE by the expiry index. It locks only
+     * SENT rows past their retention (and the next index record), which no relay or writer touches.
+     */
+    @Override
+    String outboxPurgeSql() {
+      return "DELETE FROM " + OUTBOX_TABLE + " WHERE expires_at <= " + lockNowMillis() + " ORDER BY expires_at LIMIT ?";
+    }
     private static final int ER_DUP_ENTRY = 1062;
     private static final int ER_NO_SUCH_TABLE = 1146;
     private static final int ER_LOCK_WAIT_TIMEOUT = 1205;
@@ -1412,6 +1611,12 @@ abstract class SqlDialect {
   }
 
   private static final class H2Dialect extends SqlDialect {
+
+    /** H2 has DELETE ... FETCH FIRST (by the expiry index), and counts a locked subquery's rows unreliably. */
+    @Override
+    String outboxPurgeSql() {
+      return "DELETE FROM " + OUTBOX_TABLE + " WHERE expires_at <= " + lockNowMillis() + " FETCH FIRST ? ROWS ONLY";
+    }
     private static final int LOCK_TIMEOUT = 50200;
     private static final int CONCURRENT_UPDATE = 90131;
     private static final int DEADLOCK = 40001;
