@@ -18,7 +18,9 @@ import java.time.Duration;
 import java.util.ArrayList;
 import java.util.HashSet;
 import java.util.List;
+import java.util.Map;
 import java.util.Set;
+import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.CopyOnWriteArrayList;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicLong;
@@ -43,6 +45,8 @@ abstract class SingleFlightAcrossJvmsTest extends DatabaseContract {
 
   private IdemRuntime runtime;
   private final List<Process> children = new ArrayList<>();
+  /** Each child's output reader: a child's last lines are read only once its reader has seen the end. */
+  private final Map<Process, Thread> readers = new ConcurrentHashMap<>();
 
   @Override
   protected void prepare() {
@@ -161,7 +165,7 @@ abstract class SingleFlightAcrossJvmsTest extends DatabaseContract {
       signal("CONT", holder);
     }
     assertTrue(takenToken > pausedToken);
-    assertTrue(holder.waitFor(60, TimeUnit.SECONDS), output.toString());
+    assertTrue(exited(holder, 60), output.toString());
     assertTrue(output.contains(JobInstance.WRITE + "rejected"), output.toString());
     assertTrue(output.stream().anyMatch(line -> line.startsWith(JobInstance.LOST + "The single-flight lock"
         + " 'it.pause' (fencing token " + pausedToken + ")")), output.toString());
@@ -188,8 +192,19 @@ abstract class SingleFlightAcrossJvmsTest extends DatabaseContract {
       }
     });
     reader.setDaemon(true);
+    readers.put(child, reader);
     reader.start();
     return child;
+  }
+
+  /** Waits for the child to end and for its reader to have taken every line it printed. */
+  private boolean exited(Process child, long seconds) throws InterruptedException {
+    if (!child.waitFor(seconds, TimeUnit.SECONDS)) {
+      return false;
+    }
+    Thread reader = readers.get(child);
+    reader.join(TimeUnit.SECONDS.toMillis(10));
+    return !reader.isAlive();
   }
 
   private static String awaitLine(List<String> output, String prefix, Process child) throws InterruptedException {
