@@ -753,7 +753,7 @@ public final class IdemRuntime implements AutoCloseable {
 
     /**
      * How the record table is laid out; default {@link RecordLayout#ONE_TABLE}. {@link RecordLayout#DAY_PARTITIONS}
-     * (PostgreSQL 14 and later) partitions it by day, so that retention drops whole days instead of deleting rows:
+     * (PostgreSQL 14 and later, MariaDB 10.6 and later) partitions it by day, so that retention drops whole days instead of deleting rows:
      * {@link IdemRuntime#purgeExpired(int)} and the scheduled purge then drop the days whose records are all past
      * their archive horizon and create the coming days' partitions ahead of time. {@link #build()} refuses it on
      * other databases.
@@ -867,9 +867,14 @@ public final class IdemRuntime implements AutoCloseable {
       Dialect chosen = dialect != null ? dialect : Dialect.detect(dataSource);
       Limits.checkTableName(chosen, tableName);
       if (layout == RecordLayout.DAY_PARTITIONS) {
-        if (chosen != Dialect.POSTGRESQL) {
+        if (chosen != Dialect.POSTGRESQL && chosen != Dialect.MARIADB) {
           throw new IllegalArgumentException(chosen + " keeps idem's records in one table: RecordLayout."
-              + layout + " needs PostgreSQL; build this runtime with RecordLayout.ONE_TABLE");
+              + layout + " needs PostgreSQL or MariaDB; build this runtime with RecordLayout.ONE_TABLE");
+        }
+        if (chosen == Dialect.MARIADB && switchedFrom != null) {
+          throw new IllegalArgumentException("switchingFrom is built for PostgreSQL only so far: on MariaDB, start"
+              + " the day-partitioned runtimes on a new table once the one-table runtimes' dedup window has passed"
+              + " (see the Retention guide)");
         }
         // Its partitions' names (<table>_pYYYYMMDD) are shorter than the expiry index's, checked above.
         if (tableName.equals(switchedFrom)) {
