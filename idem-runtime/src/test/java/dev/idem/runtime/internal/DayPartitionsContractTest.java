@@ -93,11 +93,16 @@ abstract class DayPartitionsContractTest extends DatabaseContract {
   /** The rows of one partition in a FROM clause. */
   protected abstract String partitionRows(String table, String partition);
 
+  /** The data source the day-partitioned runtimes use (a subclass may set their isolation level). */
+  protected javax.sql.DataSource runtimeDataSource() {
+    return database.dataSource();
+  }
+
   /** Whether {@code Builder.switchingFrom} is built for this database. */
   protected abstract boolean switchesFromOneTable();
 
   private IdemRuntime.Builder builder(MutableClock time) {
-    return IdemRuntime.builder().dataSource(database.dataSource()).clock(time).databaseTime(false)
+    return IdemRuntime.builder().dataSource(runtimeDataSource()).clock(time).databaseTime(false)
         .layout(RecordLayout.DAY_PARTITIONS)
         .listener(RecordingListener.withScope(IdempotencyListener.class, events));
   }
