@@ -767,7 +767,8 @@ public final class IdemRuntime implements AutoCloseable {
     }
 
     /**
-     * With {@link RecordLayout#DAY_PARTITIONS}: move past days to {@code schema} (created if absent) instead of
+     * With {@link RecordLayout#DAY_PARTITIONS}: move past days to {@code schema} (created if absent; a database on MariaDB, which needs 10.7
+     * or later for it) instead of
      * dropping them, for an archive the application reads or exports and drops itself.
      *
      * @param schema an unquoted schema name (letters, digits, underscores)
@@ -872,9 +873,9 @@ public final class IdemRuntime implements AutoCloseable {
               + layout + " needs PostgreSQL or MariaDB; build this runtime with RecordLayout.ONE_TABLE");
         }
         if (chosen == Dialect.MARIADB && switchedFrom != null) {
-          throw new IllegalArgumentException("switchingFrom is built for PostgreSQL only so far: on MariaDB, start"
-              + " the day-partitioned runtimes on a new table once the one-table runtimes' dedup window has passed"
-              + " (see the Retention guide)");
+          throw new IllegalArgumentException("switchingFrom is built for PostgreSQL only so far: on MariaDB, keep"
+              + " a table that holds live records on RecordLayout.ONE_TABLE and start RecordLayout.DAY_PARTITIONS on"
+              + " a new system (see the Retention guide)");
         }
         // Its partitions' names (<table>_pYYYYMMDD) are shorter than the expiry index's, checked above.
         if (tableName.equals(switchedFrom)) {

@@ -1455,9 +1455,9 @@ abstract class SqlDialect {
 
     DayPartitionedMariaDbDialect(String switchedFrom) {
       if (switchedFrom != null) {
-        throw new IllegalArgumentException("switchingFrom is built for PostgreSQL only so far: on MariaDB, move to"
-            + " RecordLayout.DAY_PARTITIONS with a new table once the one-table runtimes' dedup window has passed"
-            + " (see the Retention guide)");
+        throw new IllegalArgumentException("switchingFrom is built for PostgreSQL only so far: on MariaDB, keep a"
+            + " table that holds live records on RecordLayout.ONE_TABLE and start RecordLayout.DAY_PARTITIONS on a"
+            + " new system (see the Retention guide)");
       }
     }
 
