@@ -405,9 +405,7 @@ final class PartitionMaintenance {
     }
     if (archiveSchema != null) {
       String version = connection.getMetaData().getDatabaseProductVersion();
-      Matcher mariaDbVersion = MARIADB_VERSION.matcher(version == null ? "" : version);
-      if (!mariaDbVersion.find() || Integer.parseInt(mariaDbVersion.group(1)) * 100
-          + Integer.parseInt(mariaDbVersion.group(2)) < 1007) {
+      if (!convertsPartitionsToTables(version)) {
         throw new SQLException("Archiving the day partition " + partition + " needs ALTER TABLE … CONVERT"
             + " PARTITION … TO TABLE, which MariaDB has from 10.7 on; this server is " + version + ": upgrade it, or"
             + " build the runtime without archivePartitionsTo (past days are then dropped)", "0A000");
@@ -421,6 +419,13 @@ final class PartitionMaintenance {
       listener.partitionDropped(table, partition, records);
     }
     return records;
+  }
+
+  /** Whether a MariaDB server of this version string has {@code CONVERT PARTITION … TO TABLE} (10.7 and later). */
+  static boolean convertsPartitionsToTables(String version) {
+    Matcher mariaDbVersion = MARIADB_VERSION.matcher(version == null ? "" : version);
+    return mariaDbVersion.find() && Integer.parseInt(mariaDbVersion.group(1)) * 100
+        + Integer.parseInt(mariaDbVersion.group(2)) >= 1007;
   }
 
   /** Drops, or moves to the archive schema, a detached day; returns how many records it held. */
