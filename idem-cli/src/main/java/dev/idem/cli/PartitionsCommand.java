@@ -12,8 +12,8 @@ import picocli.CommandLine.Command;
 import picocli.CommandLine.Option;
 
 @Command(name = "partitions", mixinStandardHelpOptions = true, versionProvider = IdemCli.Version.class,
-    description = "The day partitions of a table laid out as RecordLayout.DAY_PARTITIONS (PostgreSQL): lists them;"
-    + " with --premake creates yesterday's, today's and the next 7 days' that are missing; with --drop detaches and"
+    description = "The day partitions of a table laid out as RecordLayout.DAY_PARTITIONS (PostgreSQL, MariaDB):"
+    + " lists them; with --premake creates yesterday's, today's and the next 7 days' that are missing; with --drop detaches and"
     + " drops (or, with --archive-to, moves to that schema) every past day whose records are all past their archive"
     + " horizon. Safe while traffic runs and while another node maintains the table (it then skips).",
     footer = {"", "@|bold Exit codes|@: 0 done, 2 usage (also: the table is not day-partitioned), 3 database error"

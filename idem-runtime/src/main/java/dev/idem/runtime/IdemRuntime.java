@@ -769,7 +769,7 @@ public final class IdemRuntime implements AutoCloseable {
 
     /**
      * How the record table is laid out; default {@link RecordLayout#ONE_TABLE}. {@link RecordLayout#DAY_PARTITIONS}
-     * (PostgreSQL 14 and later) partitions it by day, so that retention drops whole days instead of deleting rows:
+     * (PostgreSQL 14 and later, MariaDB 10.6 and later) partitions it by day, so that retention drops whole days instead of deleting rows:
      * {@link IdemRuntime#purgeExpired(int)} and the scheduled purge then drop the days whose records are all past
      * their archive horizon and create the coming days' partitions ahead of time. {@link #build()} refuses it on
      * other databases.
@@ -783,7 +783,8 @@ public final class IdemRuntime implements AutoCloseable {
     }
 
     /**
-     * With {@link RecordLayout#DAY_PARTITIONS}: move past days to {@code schema} (created if absent) instead of
+     * With {@link RecordLayout#DAY_PARTITIONS}: move past days to {@code schema} (created if absent; a database on MariaDB, which needs 10.7
+     * or later for it) instead of
      * dropping them, for an archive the application reads or exports and drops itself.
      *
      * @param schema an unquoted schema name (letters, digits, underscores)
@@ -883,9 +884,14 @@ public final class IdemRuntime implements AutoCloseable {
       Dialect chosen = dialect != null ? dialect : Dialect.detect(dataSource);
       Limits.checkTableName(chosen, tableName);
       if (layout == RecordLayout.DAY_PARTITIONS) {
-        if (chosen != Dialect.POSTGRESQL) {
+        if (chosen != Dialect.POSTGRESQL && chosen != Dialect.MARIADB) {
           throw new IllegalArgumentException(chosen + " keeps idem's records in one table: RecordLayout."
-              + layout + " needs PostgreSQL; build this runtime with RecordLayout.ONE_TABLE");
+              + layout + " needs PostgreSQL or MariaDB; build this runtime with RecordLayout.ONE_TABLE");
+        }
+        if (chosen == Dialect.MARIADB && switchedFrom != null) {
+          throw new IllegalArgumentException("switchingFrom is built for PostgreSQL only so far: on MariaDB, keep"
+              + " a table that holds live records on RecordLayout.ONE_TABLE and start RecordLayout.DAY_PARTITIONS on"
+              + " a new system (see the Retention guide)");
         }
         // Its partitions' names (<table>_pYYYYMMDD) are shorter than the expiry index's, checked above.
         if (tableName.equals(switchedFrom)) {

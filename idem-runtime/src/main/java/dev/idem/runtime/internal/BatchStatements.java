@@ -5,6 +5,7 @@ import java.sql.Connection;
 import java.sql.PreparedStatement;
 import java.sql.ResultSet;
 import java.sql.SQLException;
+import java.util.ArrayList;
 import java.util.HashMap;
 import java.util.HashSet;
 import java.util.List;
@@ -389,6 +390,90 @@ abstract class BatchStatements {
         }
       }
       return true;
+    }
+  }
+
+  /**
+   * A batch on MariaDB's day partitions: the keys' named locks in their sorted order (one statement), one locking
+   * probe of the dedup window's days for all keys, one multi-row insert of the rest into today's partition, the
+   * locks released in {@code finally} (see {@link SqlDialect.DayPartitionedMariaDbDialect}). Keys that carry their
+   * time take the same path, each filed under its own day: correct, not lock-free (a lock-free multi-row insert
+   * would need INSERT IGNORE, which also swallows the refusal of a day without partition). Three statements per
+   * chunk of
+   * {@link #ROWS_PER_STATEMENT} keys, plus the release.
+   */
+  static final class DayPartitionedLocked extends BatchStatements {
+    private final SqlDialect.DayPartitionedMariaDbDialect days;
+
+    DayPartitionedLocked(SqlDialect.DayPartitionedMariaDbDialect dialect, String table) {
+      super(dialect, table);
+      this.days = dialect;
+    }
+
+    @Override
+    Claimed claim(Connection connection, CommandSpec<?> spec, List<String> keys, List<String> fingerprints, long now,
+                  long expiresAt) throws SQLException {
+      String scope = spec.scope();
+      int firstBucket = SqlDialect.dayBucket(now - (expiresAt - now));
+      int[] buckets = new int[keys.size()];
+      for (int i = 0; i < keys.size(); i++) { // every key's time checked before anything is written
+        buckets[i] = SqlDialect.dayBucket(spec.keyTime() == dev.idem.KeyTime.NONE ? now
+            : KeyTimes.embeddedMillis(spec, keys.get(i), now));
+      }
+      Set<String> inserted = new HashSet<>(keys.size() * 2);
+      Map<String, StoredRecord> live = new HashMap<>(keys.size() * 2);
+      for (int from = 0; from < keys.size(); from += ROWS_PER_STATEMENT) {
+        int to = Math.min(keys.size(), from + ROWS_PER_STATEMENT);
+        List<String> texts = new ArrayList<>(to - from);
+        for (int i = from; i < to; i++) {
+          texts.add(SqlDialect.DayPartitionedMariaDbDialect.lockText(table, scope, keys.get(i)));
+        }
+        SqlDialect.DayPartitionedMariaDbDialect.lock(connection, texts);
+        SQLException failure = null;
+        try {
+          Map<String, StoredRecord> found = new HashMap<>();
+          try (PreparedStatement probe = connection.prepareStatement(days.batchProbeSql(table, to - from))) {
+            int parameter = 1;
+            probe.setString(parameter++, scope);
+            for (int i = from; i < to; i++) {
+              probe.setString(parameter++, keys.get(i));
+            }
+            probe.setInt(parameter++, firstBucket);
+            probe.setLong(parameter, now);
+            collect(probe, found);
+          }
+          live.putAll(found);
+          List<Integer> rest = new ArrayList<>();
+          for (int i = from; i < to; i++) {
+            if (!found.containsKey(keys.get(i))) {
+              rest.add(i);
+            }
+          }
+          if (!rest.isEmpty()) {
+            try (PreparedStatement claim = connection.prepareStatement(dialect.batchClaimSql(table, rest.size()))) {
+              int parameter = 1;
+              for (int i : rest) {
+                claim.setString(parameter++, scope);
+                claim.setString(parameter++, keys.get(i));
+                claim.setString(parameter++, fingerprints.get(i));
+                claim.setLong(parameter++, now);
+                claim.setLong(parameter++, expiresAt);
+                claim.setInt(parameter++, buckets[i]);
+              }
+              claim.executeUpdate();
+            }
+            for (int i : rest) {
+              inserted.add(keys.get(i));
+            }
+          }
+        } catch (SQLException e) {
+          failure = SqlDialect.explainMissingPartition(e);
+          throw failure;
+        } finally {
+          SqlDialect.DayPartitionedMariaDbDialect.unlock(connection, texts, failure);
+        }
+      }
+      return new Claimed(inserted, live);
     }
   }
 }

@@ -682,7 +682,9 @@ final class ClaimExecutor {
     try (PreparedStatement claim = connection.prepareStatement(order.sql())) {
       dialect.bindLeaseClaim(claim, table, spec.scope(), key, fingerprint, token, leaseUntil, now,
           leaseUntil + spec.retentionMillis());
-      return dialect.claim(claim) ? Claimed.INSERTED : Claimed.RECORDED;
+      // Every day is probed: an extended lease keeps a record live past its first day's window.
+      return dialect.claimKey(connection, claim, table, spec.scope(), key, now, Integer.MIN_VALUE)
+          ? Claimed.INSERTED : Claimed.RECORDED;
     } catch (SQLException e) {
       if (order.noWait() && dialect.isLockNotAvailable(e)) {
         return Claimed.LOCKED_OUT; // in auto-commit mode only the statement was undone

@@ -125,11 +125,11 @@ public final class IdemEngine {
     this.dataSource = dataSource;
     this.keepAfterDedupWindowMillis = settings.keepAfterDedupWindow().toMillis();
     this.partitions = dialect.layout() == RecordLayout.DAY_PARTITIONS
-        ? PartitionMaintenance.ofRecords(dataSource, tableName, clock, listener, PARTITION_DAYS_AHEAD,
+        ? PartitionMaintenance.ofRecords(dataSource, dialect, tableName, clock, listener, PARTITION_DAYS_AHEAD,
             settings.archiveSchema())
         : null;
     this.logPartitions = dialect.layout() == RecordLayout.DAY_PARTITIONS
-        ? PartitionMaintenance.ofTransitionLog(dataSource, clock, listener, PARTITION_DAYS_AHEAD,
+        ? PartitionMaintenance.ofTransitionLog(dataSource, dialect, clock, listener, PARTITION_DAYS_AHEAD,
             settings.archiveSchema(), settings.keepTransitionLogFor() == null ? Long.MAX_VALUE
                 : settings.keepTransitionLogFor().toMillis())
         : null;

@@ -29,6 +29,14 @@ import javax.sql.DataSource;
  * CONCURRENTLY}, which waits for the transactions that might still read the day without blocking new ones, then
  * {@code DROP TABLE} of the detached table, which nobody reads any more. A detach interrupted half way (the
  * partition is then "detach pending") is finished with {@code DETACH PARTITION … FINALIZE} on the next run.
+ *
+ * <p>MariaDB: the table is partitioned {@code BY RANGE COLUMNS}, each day {@code VALUES LESS THAN} the next day, no
+ * MAXVALUE partition. Creating a day: {@code ALTER TABLE … ADD PARTITION} above the last one (a range partition can
+ * only be added at the top, so premake adds the days after the last existing one). Dropping a day: {@code ALTER
+ * TABLE … DROP PARTITION}; archiving it: {@code ALTER TABLE … CONVERT PARTITION … TO TABLE archive.day} (MariaDB
+ * 10.7 and later; older servers get a clear error). Each DDL runs under {@code SET STATEMENT lock_wait_timeout = 2
+ * FOR}, retried when the metadata lock wait times out (a long transaction reads the table); two nodes: a named lock
+ * ({@code GET_LOCK(…, 0)}) per table, the node that does not get it skips its run.
  */
 final class PartitionMaintenance {
 
@@ -37,12 +45,19 @@ final class PartitionMaintenance {
   private static final int ATTEMPTS = 5;
   /** The SQLState of lock_not_available: a lock_timeout expired. */
   private static final String LOCK_NOT_AVAILABLE = "55P03";
+  /** MariaDB's lock wait timeout (also of a metadata lock: lock_wait_timeout). */
+  private static final int ER_LOCK_WAIT_TIMEOUT = 1205;
+  /** MariaDB: seconds one DDL statement waits for the table's metadata lock. */
+  static final int MARIADB_LOCK_WAIT_SECONDS = 2;
+  private static final Pattern MARIADB_VERSION = Pattern.compile("(\\d+)\\.(\\d+)\\.\\d+-MariaDB");
   private static final DateTimeFormatter DAY = DateTimeFormatter.BASIC_ISO_DATE;
 
   /** What one maintenance run did. */
   record Result(List<String> created, long droppedRecords) {}
 
   private final DataSource dataSource;
+  /** MariaDB (else PostgreSQL). */
+  private final boolean mariaDb;
   private final String table;
   private final DatabaseClock clock;
   private final SafeListener listener;
@@ -60,9 +75,10 @@ final class PartitionMaintenance {
    */
   private final Long logKeepMillis;
 
-  private PartitionMaintenance(DataSource dataSource, String table, DatabaseClock clock, SafeListener listener,
-      int daysAhead, String archiveSchema, long dayUnit, Long logKeepMillis) {
+  private PartitionMaintenance(DataSource dataSource, boolean mariaDb, String table, DatabaseClock clock,
+      SafeListener listener, int daysAhead, String archiveSchema, long dayUnit, Long logKeepMillis) {
     this.dataSource = dataSource;
+    this.mariaDb = mariaDb;
     this.table = table;
     this.clock = clock;
     this.listener = listener;
@@ -74,19 +90,24 @@ final class PartitionMaintenance {
   }
 
   /** The record table's days: partitioned by {@code bucket}, a day dropped once all its records are past horizon. */
-  static PartitionMaintenance ofRecords(DataSource dataSource, String table, DatabaseClock clock,
+  static PartitionMaintenance ofRecords(DataSource dataSource, SqlDialect dialect, String table, DatabaseClock clock,
       SafeListener listener, int daysAhead, String archiveSchema) {
-    return new PartitionMaintenance(dataSource, table, clock, listener, daysAhead, archiveSchema, 1, null);
+    return new PartitionMaintenance(dataSource, isMariaDb(dialect), table, clock, listener, daysAhead,
+        archiveSchema, 1, null);
   }
 
   /**
    * The transition log's days: partitioned by {@code applied_at}, a day dropped {@code keepMillis} after it ended
    * ({@code Long.MAX_VALUE}: never).
    */
-  static PartitionMaintenance ofTransitionLog(DataSource dataSource, DatabaseClock clock, SafeListener listener,
-      int daysAhead, String archiveSchema, long keepMillis) {
-    return new PartitionMaintenance(dataSource, SqlDialect.TRANSITION_LOG_TABLE, clock, listener, daysAhead,
-        archiveSchema, SqlDialect.DAY_MILLIS, keepMillis);
+  static PartitionMaintenance ofTransitionLog(DataSource dataSource, SqlDialect dialect, DatabaseClock clock,
+      SafeListener listener, int daysAhead, String archiveSchema, long keepMillis) {
+    return new PartitionMaintenance(dataSource, isMariaDb(dialect), SqlDialect.TRANSITION_LOG_TABLE, clock,
+        listener, daysAhead, archiveSchema, SqlDialect.DAY_MILLIS, keepMillis);
+  }
+
+  private static boolean isMariaDb(SqlDialect dialect) {
+    return dialect.dialect() == dev.idem.runtime.Dialect.MARIADB;
   }
 
   /** The partition name of a day: the table's name, {@code _p} and the day as {@code yyyyMMdd}. */
@@ -144,6 +165,9 @@ final class PartitionMaintenance {
       if (!connection.getAutoCommit()) {
         connection.setAutoCommit(true); // DETACH … CONCURRENTLY cannot run inside a transaction block
       }
+      if (mariaDb) {
+        return underNamedLock(connection, work);
+      }
       long lockKey = maintenanceLockKey(connection);
       if (!tryLock(connection, lockKey)) {
         return null; // another node maintains the table right now; its run does the same work
@@ -164,6 +188,31 @@ final class PartitionMaintenance {
           new IdempotencyStoreException("Maintaining the day partitions of " + table + " failed", e);
       listener.partitionMaintenanceFailed(table, failure);
       throw failure;
+    }
+  }
+
+  /** MariaDB: the maintenance of this table under a named lock, taken without waiting; null if another node has it. */
+  private <T> T underNamedLock(Connection connection, Work<T> work) throws SQLException {
+    String name = "SHA2(CONCAT_WS(CHAR(31), DATABASE(), ?), 256)";
+    String text = "idem partition maintenance\u001f" + table;
+    try (PreparedStatement lock = connection.prepareStatement("SELECT GET_LOCK(" + name + ", 0)")) {
+      lock.setString(1, text);
+      try (ResultSet rs = lock.executeQuery()) {
+        rs.next();
+        if (rs.getInt(1) != 1) {
+          return null; // another node maintains the table right now; its run does the same work
+        }
+      }
+    }
+    try {
+      return work.run(connection);
+    } finally {
+      if (!Quietly.closed(connection)) {
+        try (PreparedStatement unlock = connection.prepareStatement("SELECT RELEASE_LOCK(" + name + ")")) {
+          unlock.setString(1, text);
+          unlock.executeQuery().close();
+        }
+      }
     }
   }
 
@@ -196,6 +245,9 @@ final class PartitionMaintenance {
 
   /** Whether the table is partitioned (a transition log created by a one-table runtime is not, and is left be). */
   private boolean partitioned(Connection connection) throws SQLException {
+    if (mariaDb) {
+      return !childTables(connection, false).isEmpty();
+    }
     try (PreparedStatement kind = connection.prepareStatement("SELECT relkind FROM pg_class WHERE relname = ?"
         + " AND relnamespace = to_regnamespace(current_schema())::oid")) {
       kind.setString(1, table);
@@ -212,6 +264,18 @@ final class PartitionMaintenance {
     List<Integer> attached = attachedBuckets(connection);
     List<String> created = new ArrayList<>();
     int today = SqlDialect.dayBucket(now);
+    if (mariaDb) {
+      // A range partition is added above the last one only; the days below it are there, or covered by it.
+      int from = Math.max(today - 1, attached.isEmpty() ? Integer.MIN_VALUE : attached.get(attached.size() - 1) + 1);
+      for (int bucket = from; bucket <= today + daysAhead; bucket++) {
+        String partition = partitionOf(bucket);
+        ddl(connection, "ALTER TABLE " + table + " ADD PARTITION (PARTITION " + partition + " VALUES LESS THAN ("
+            + (bucket + 1) * dayUnit + "))");
+        created.add(partition);
+        listener.partitionCreated(table, partition);
+      }
+      return created;
+    }
     // From yesterday: a key that carries its time may have been made before midnight, and a runtime's first day
     // must take it too.
     for (int bucket = today - 1; bucket <= today + daysAhead; bucket++) {
@@ -244,6 +308,23 @@ final class PartitionMaintenance {
 
   /** The partitions of the table in the current schema; {@code detachPending}: only those half detached. */
   private List<String> childTables(Connection connection, boolean detachPending) throws SQLException {
+    if (mariaDb) {
+      List<String> names = new ArrayList<>();
+      if (detachPending) {
+        return names; // DROP PARTITION is one statement: nothing is ever half done
+      }
+      try (PreparedStatement partitions = connection.prepareStatement("SELECT PARTITION_NAME FROM"
+          + " information_schema.PARTITIONS WHERE TABLE_SCHEMA = DATABASE() AND TABLE_NAME = ?"
+          + " AND PARTITION_NAME IS NOT NULL ORDER BY PARTITION_ORDINAL_POSITION")) {
+        partitions.setString(1, table);
+        try (ResultSet rs = partitions.executeQuery()) {
+          while (rs.next()) {
+            names.add(rs.getString(1));
+          }
+        }
+      }
+      return names;
+    }
     try (PreparedStatement children = connection.prepareStatement("SELECT c.relname FROM pg_inherits i"
         + " JOIN pg_class c ON c.oid = i.inhrelid JOIN pg_class p ON p.oid = i.inhparent"
         + " WHERE p.relname = ? AND p.relnamespace = to_regnamespace(current_schema())::oid"
@@ -286,7 +367,7 @@ final class PartitionMaintenance {
         }
       } else {
         try (Statement statement = connection.createStatement();
-            ResultSet rs = statement.executeQuery("SELECT max(expires_at) FROM " + partition)) {
+            ResultSet rs = statement.executeQuery("SELECT max(expires_at) FROM " + rows(partition))) {
           rs.next();
           long latestExpiry = rs.getLong(1);
           if (!rs.wasNull() && latestExpiry > horizonNow) {
@@ -294,12 +375,57 @@ final class PartitionMaintenance {
           }
         }
       }
+      if (mariaDb) {
+        removed += removeMariaDb(connection, partition);
+        continue;
+      }
       // No claim writes a past day, and no claim's probe needs a day whose records all expired: detaching waits
       // only for transactions that began before it, without blocking new ones.
       ddl(connection, "ALTER TABLE " + table + " DETACH PARTITION " + partition + " CONCURRENTLY");
       removed += remove(connection, partition);
     }
     return removed;
+  }
+
+  /** The rows of one partition in a FROM clause: PostgreSQL's partition is a table, MariaDB's is named. */
+  private String rows(String partition) {
+    return mariaDb ? table + " PARTITION (" + partition + ")" : partition;
+  }
+
+  /**
+   * MariaDB: drops a day ({@code DROP PARTITION}), or moves it to a table of its own in the archive database
+   * ({@code CONVERT PARTITION … TO TABLE}, MariaDB 10.7 and later); returns how many records it held.
+   */
+  private long removeMariaDb(Connection connection, String partition) throws SQLException {
+    long records;
+    try (Statement statement = connection.createStatement();
+        ResultSet rs = statement.executeQuery("SELECT count(*) FROM " + rows(partition))) {
+      rs.next();
+      records = rs.getLong(1);
+    }
+    if (archiveSchema != null) {
+      String version = connection.getMetaData().getDatabaseProductVersion();
+      if (!convertsPartitionsToTables(version)) {
+        throw new SQLException("Archiving the day partition " + partition + " needs ALTER TABLE … CONVERT"
+            + " PARTITION … TO TABLE, which MariaDB has from 10.7 on; this server is " + version + ": upgrade it, or"
+            + " build the runtime without archivePartitionsTo (past days are then dropped)", "0A000");
+      }
+      ddl(connection, "CREATE DATABASE IF NOT EXISTS " + archiveSchema);
+      ddl(connection, "ALTER TABLE " + table + " CONVERT PARTITION " + partition + " TO TABLE " + archiveSchema + "."
+          + partition);
+      listener.partitionArchived(table, archiveSchema + "." + partition, records);
+    } else {
+      ddl(connection, "ALTER TABLE " + table + " DROP PARTITION " + partition);
+      listener.partitionDropped(table, partition, records);
+    }
+    return records;
+  }
+
+  /** Whether a MariaDB server of this version string has {@code CONVERT PARTITION … TO TABLE} (10.7 and later). */
+  static boolean convertsPartitionsToTables(String version) {
+    Matcher mariaDbVersion = MARIADB_VERSION.matcher(version == null ? "" : version);
+    return mariaDbVersion.find() && Integer.parseInt(mariaDbVersion.group(1)) * 100
+        + Integer.parseInt(mariaDbVersion.group(2)) >= 1007;
   }
 
   /** Drops, or moves to the archive schema, a detached day; returns how many records it held. */
@@ -322,13 +448,17 @@ final class PartitionMaintenance {
   }
 
   /** One DDL statement, retried when its lock_timeout expired (a long transaction held the table). */
-  private static void ddl(Connection connection, String sql) throws SQLException {
+  private void ddl(Connection connection, String sql) throws SQLException {
+    String statementSql = mariaDb ? "SET STATEMENT lock_wait_timeout = " + MARIADB_LOCK_WAIT_SECONDS + " FOR " + sql
+        : sql;
     for (int attempt = 1; ; attempt++) {
       try (Statement statement = connection.createStatement()) {
-        statement.execute(sql);
+        statement.execute(statementSql);
         return;
       } catch (SQLException e) {
-        if (attempt >= ATTEMPTS || !LOCK_NOT_AVAILABLE.equals(e.getSQLState())) {
+        boolean lockTimeout = mariaDb ? e.getErrorCode() == ER_LOCK_WAIT_TIMEOUT
+            : LOCK_NOT_AVAILABLE.equals(e.getSQLState());
+        if (attempt >= ATTEMPTS || !lockTimeout) {
           throw e;
         }
         Retries.pauseBeforeRetry(attempt);

@@ -73,7 +73,8 @@ final class RecordStatements {
     try (PreparedStatement claim = connection.prepareStatement(claimSql)) {
       // A transactional record's dedup window is its retention: it expires that long after its claim.
       dialect.bindClaim(claim, table, scope, key, state, fingerprint, now, expiresAt, expiresAt - now);
-      return dialect.claim(claim);
+      return dialect.claimKey(connection, claim, table, scope, key, now,
+          SqlDialect.dayBucket(now - (expiresAt - now)));
     }
   }
 

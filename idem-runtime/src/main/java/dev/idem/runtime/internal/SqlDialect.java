@@ -6,6 +6,7 @@ import dev.idem.runtime.RecordLayout;
 import java.sql.DatabaseMetaData;
 import java.sql.PreparedStatement;
 import java.sql.SQLException;
+import java.util.List;
 import java.util.regex.Matcher;
 import java.util.regex.Pattern;
 
@@ -83,11 +84,15 @@ abstract class SqlDialect {
     if (layout == RecordLayout.ONE_TABLE) {
       return of(dialect);
     }
-    if (dialect != Dialect.POSTGRESQL) {
-      throw new IllegalArgumentException(dialect + " keeps idem's records in one table: RecordLayout." + layout
-          + " needs PostgreSQL");
+    switch (dialect) {
+      case POSTGRESQL:
+        return new DayPartitionedPostgresDialect(switchedFrom);
+      case MARIADB:
+        return new DayPartitionedMariaDbDialect(switchedFrom);
+      default:
+        throw new IllegalArgumentException(dialect + " keeps idem's records in one table: RecordLayout." + layout
+            + " needs PostgreSQL or MariaDB");
     }
-    return new DayPartitionedPostgresDialect(switchedFrom);
   }
 
   /** The one-table record table this runtime switched from and still probes, or null. */
@@ -490,6 +495,18 @@ abstract class SqlDialect {
   void bindKeyTimeClaim(PreparedStatement claim, String scope, String key, String state, String fingerprint,
       long now, long expiresAt, long keyMillis) throws SQLException {
     throw new UnsupportedOperationException(this + " files no record by key time");
+  }
+
+  /**
+   * Runs a bound claim statement ({@link #claimSql} or {@link #leaseClaimSql}) of one key; a layout whose claims
+   * serialize per key in the client (MariaDB's day partitions) takes its lock and probes the other days around it.
+   *
+   * @param firstBucket the first day the probe covers (the dedup window's; {@link Integer#MIN_VALUE}: every day)
+   * @return true if this transaction inserted the row, false if the key is already recorded
+   */
+  boolean claimKey(java.sql.Connection connection, PreparedStatement claim, String table, String scope, String key,
+      long now, int firstBucket) throws SQLException {
+    return claim(claim);
   }
 
   /**
@@ -908,13 +925,19 @@ abstract class SqlDialect {
     return Math.toIntExact(Math.floorDiv(epochMillis, DAY_MILLIS));
   }
 
-  /** A row whose day has no partition fails with 23514; say which day and how to make it. */
+  /** ER_NO_PARTITION_FOR_GIVEN_VALUE: MariaDB's refusal of a row whose day has no partition. */
+  static final int ER_NO_PARTITION_FOR_GIVEN_VALUE = 1526;
+
+  /**
+   * A row whose day has no partition fails with 23514 (PostgreSQL) or ER_NO_PARTITION_FOR_GIVEN_VALUE (MariaDB); say
+   * which day and how to make it.
+   */
   static SQLException explainMissingPartition(SQLException e) {
-    if ("23514".equals(e.getSQLState())) {
+    if ("23514".equals(e.getSQLState()) || e.getErrorCode() == ER_NO_PARTITION_FOR_GIVEN_VALUE) {
       return new SQLException("No partition holds today's records (" + e.getMessage() + "): day partitions are"
           + " created ahead of time by IdemRuntime.premakePartitions(), createSchema() and the scheduled purge"
           + " (Builder.purgeEvery); run premakePartitions() now and keep purgeEvery enabled on some node",
-          e.getSQLState(), e);
+          e.getSQLState(), e.getErrorCode(), e);
     }
     return e;
   }
@@ -1378,7 +1401,7 @@ abstract class SqlDialect {
     }
   }
 
-  private static final class MariaDbDialect extends SqlDialect {
+  private static class MariaDbDialect extends SqlDialect {
 
     /**
      * MariaDB and MySQL refuse LIMIT in an IN subquery: a bounded ranged DELETE by the expiry index. It locks only
@@ -1390,14 +1413,14 @@ abstract class SqlDialect {
     }
     private static final int ER_DUP_ENTRY = 1062;
     private static final int ER_NO_SUCH_TABLE = 1146;
-    private static final int ER_LOCK_WAIT_TIMEOUT = 1205;
+    static final int ER_LOCK_WAIT_TIMEOUT = 1205;
     private static final int ER_LOCK_DEADLOCK = 1213;
     private static final int ER_LOCK_NOWAIT = 3572;
     /**
      * A locking read sees the latest committed row; a plain read under REPEATABLE READ would use the snapshot
      * taken before the competing claim committed and find nothing.
      */
-    private static final String LOCKING_READ = " LOCK IN SHARE MODE";
+    static final String LOCKING_READ = " LOCK IN SHARE MODE";
 
     MariaDbDialect() {
       super(Dialect.MARIADB);
@@ -1607,6 +1630,292 @@ abstract class SqlDialect {
         }
       }
       return super.isDuplicateKey(e);
+    }
+  }
+
+  /**
+   * MariaDB with {@link RecordLayout#DAY_PARTITIONS}: {@code idem_record} is partitioned {@code BY RANGE COLUMNS
+   * (bucket)}, one partition per UTC day (database time) of a record's first execution, primary key (scope,
+   * idem_key, bucket), no MAXVALUE partition. Uniqueness of a key across days comes from the claim: it takes a
+   * named lock, {@code GET_LOCK} on a SHA-256 of database, table, scope and key (so claims of one key pass one at a
+   * time), then probes the dedup window's days with a locking read ({@code LOCK IN SHARE MODE}: it reads the latest
+   * committed rows whatever the transaction's snapshot, and waits for a competitor's uncommitted claim of the key),
+   * inserts into today's partition only if no day holds a live record (overwriting an expired record of today, under
+   * the lock), and releases the lock in {@code finally}, before the transaction ends: the competitor's uncommitted
+   * row, which the next claimant's locking probe waits for, carries the serialization from there. The named lock is
+   * therefore never held past the claim, whatever becomes of the transaction, and a pooled connection goes back
+   * without one. Why not a locking read alone: two probes of a key that is nowhere find nothing and take only gap
+   * locks (none at READ COMMITTED), so both insert, each into its own day, or deadlock at REPEATABLE READ.
+   */
+  static final class DayPartitionedMariaDbDialect extends MariaDbDialect {
+
+    /** The named lock of one key: GET_LOCK names are server-wide and at most 64 characters (a SHA-256 in hex). */
+    static final String LOCK_NAME = "SHA2(CONCAT_WS(CHAR(31), DATABASE(), ?), 256)";
+
+    DayPartitionedMariaDbDialect(String switchedFrom) {
+      if (switchedFrom != null) {
+        throw new IllegalArgumentException("switchingFrom is built for PostgreSQL only so far: on MariaDB, keep a"
+            + " table that holds live records on RecordLayout.ONE_TABLE and start RecordLayout.DAY_PARTITIONS on a"
+            + " new system (see the Retention guide)");
+      }
+    }
+
+    @Override
+    RecordLayout layout() {
+      return RecordLayout.DAY_PARTITIONS;
+    }
+
+    @Override
+    String schemaResource() {
+      return "schema/mariadb-day-partitions.sql";
+    }
+
+    @Override
+    String transitionLogSchemaResource() {
+      return "schema/transition-log-mariadb-day-partitions.sql";
+    }
+
+    /** The lock's text: table, scope and key with a separator no key or scope contains. */
+    static String lockText(String table, String scope, String key) {
+      return table + '\u001f' + scope + '\u001f' + key;
+    }
+
+    private static final String OVERWRITE_EXPIRED = " ON DUPLICATE KEY UPDATE state = VALUES(state),"
+        + " fingerprint = VALUES(fingerprint), result = NULL, error_type = NULL, result_shape = NULL,"
+        + " owner_token = VALUES(owner_token), lease_until = VALUES(lease_until), created_at = VALUES(created_at),"
+        + " expires_at = VALUES(expires_at)";
+
+    /**
+     * The insert into today's partition, run by {@link #claimKey} under the key's lock once the probe found no live
+     * record: a row of today it meets is expired, and is overwritten. Parameters: scope, key, state, fingerprint,
+     * created_at, expires_at, bucket.
+     */
+    @Override
+    String claimSql(String table) {
+      return "INSERT INTO " + table + " (scope, idem_key, state, fingerprint, owner_token, lease_until, created_at,"
+          + " expires_at, bucket) VALUES (?, ?, ?, ?, NULL, NULL, ?, ?, ?)" + OVERWRITE_EXPIRED;
+    }
+
+    @Override
+    void bindClaim(PreparedStatement claim, String table, String scope, String key, String state,
+        String fingerprint, long now, long expiresAt, long windowMillis) throws SQLException {
+      super.bindClaim(claim, table, scope, key, state, fingerprint, now, expiresAt, windowMillis);
+      claim.setInt(7, dayBucket(now));
+    }
+
+    /** As {@link #claimSql}, IN_PROGRESS. Parameters: scope, key, fingerprint, owner_token, lease_until, created_at,
+     * expires_at, bucket. */
+    @Override
+    String leaseClaimSql(String table) {
+      return "INSERT INTO " + table + " (scope, idem_key, state, fingerprint, owner_token, lease_until, created_at,"
+          + " expires_at, bucket) VALUES (?, ?, '" + IN_PROGRESS + "', ?, ?, ?, ?, ?, ?)" + OVERWRITE_EXPIRED;
+    }
+
+    @Override
+    void bindLeaseClaim(PreparedStatement claim, String table, String scope, String key, String fingerprint,
+        String ownerToken, long leaseUntil, long now, long expiresAt) throws SQLException {
+      super.bindLeaseClaim(claim, table, scope, key, fingerprint, ownerToken, leaseUntil, now, expiresAt);
+      claim.setInt(8, dayBucket(now));
+    }
+
+    /** No claim without the lock ({@link #claimKey}). */
+    @Override
+    String noWaitLeaseClaimSql(String table, DatabaseMetaData server) {
+      return null;
+    }
+
+    /**
+     * A CLAIM call claims first: {@link #claimKey} probes every day under the key's lock, and in auto-commit mode
+     * (where a CLAIM call claims) with a plain read, which never waits for an owner extending its lease.
+     */
+    @Override
+    boolean leaseClaimSkipsRecordedKeys() {
+      return true;
+    }
+
+    /** The probe: a live record of the key in the days from the first bucket on, read with a lock or without. */
+    private static String probeSql(String table, boolean locking) {
+      return "SELECT 1 FROM " + table + " WHERE scope = ? AND idem_key = ? AND bucket >= ? AND expires_at > ?"
+          + (locking ? LOCKING_READ : "");
+    }
+
+    /**
+     * The lock, the probe, the insert, the release. The probe of a TRANSACTIONAL claim is a locking read: it runs in
+     * a transaction (idem's or the application's, whose snapshot may predate a competitor's commit) and must wait for
+     * a competitor's uncommitted claim of the key. A CLAIM command's claim ({@code firstBucket} =
+     * {@link Integer#MIN_VALUE}: every day) runs in auto-commit mode: each competitor's insert commits before its lock
+     * is released, so a plain read sees it, and never waits for the row lock of an owner extending its lease.
+     */
+    @Override
+    boolean claimKey(java.sql.Connection connection, PreparedStatement claim, String table, String scope, String key,
+        long now, int firstBucket) throws SQLException {
+      boolean locking = firstBucket != Integer.MIN_VALUE || !connection.getAutoCommit();
+      String text = lockText(table, scope, key);
+      lock(connection, List.of(text));
+      SQLException failure = null;
+      try {
+        try (PreparedStatement probe = connection.prepareStatement(probeSql(table, locking))) {
+          probe.setString(1, scope);
+          probe.setString(2, key);
+          probe.setInt(3, firstBucket);
+          probe.setLong(4, now);
+          try (java.sql.ResultSet live = probe.executeQuery()) {
+            if (live.next()) {
+              return false;
+            }
+          }
+        }
+        return claim.executeUpdate() >= 1;
+      } catch (SQLException e) {
+        failure = explainMissingPartition(e);
+        throw failure;
+      } finally {
+        unlock(connection, List.of(text), failure);
+      }
+    }
+
+    /**
+     * Takes the named locks of {@code texts} (in the given order: callers sort them, so that two batches never wait
+     * for each other in a cycle) in one statement, each waiting at most {@code innodb_lock_wait_timeout}.
+     */
+    static void lock(java.sql.Connection connection, List<String> texts) throws SQLException {
+      StringBuilder sql = new StringBuilder("SELECT ");
+      for (int i = 0; i < texts.size(); i++) {
+        sql.append(i == 0 ? "" : ", ").append("GET_LOCK(").append(LOCK_NAME).append(", @@innodb_lock_wait_timeout)");
+      }
+      try (PreparedStatement lock = connection.prepareStatement(sql.toString())) {
+        for (int i = 0; i < texts.size(); i++) {
+          lock.setString(i + 1, texts.get(i));
+        }
+        try (java.sql.ResultSet rs = lock.executeQuery()) {
+          rs.next();
+          for (int i = 1; i <= texts.size(); i++) {
+            if (rs.getInt(i) != 1) {
+              SQLException timeout = new SQLException("Waiting for the claim lock of a key (GET_LOCK) timed out"
+                  + " after innodb_lock_wait_timeout: another claim of the key held it", "HY000",
+                  ER_LOCK_WAIT_TIMEOUT);
+              unlock(connection, texts, timeout);
+              throw timeout;
+            }
+          }
+        }
+      }
+    }
+
+    /**
+     * Releases the named locks of {@code texts} that this session holds (RELEASE_LOCK of a lock not held is a no-op
+     * answering 0). A failure to release is added to {@code failure} if there is one, else thrown: a session that
+     * cannot release is broken, and its locks end with it.
+     */
+    static void unlock(java.sql.Connection connection, List<String> texts, SQLException failure) throws SQLException {
+      StringBuilder sql = new StringBuilder("SELECT ");
+      for (int i = 0; i < texts.size(); i++) {
+        sql.append(i == 0 ? "" : ", ").append("RELEASE_LOCK(").append(LOCK_NAME).append(")");
+      }
+      try (PreparedStatement unlock = connection.prepareStatement(sql.toString())) {
+        for (int i = 0; i < texts.size(); i++) {
+          unlock.setString(i + 1, texts.get(i));
+        }
+        unlock.executeQuery().close();
+      } catch (SQLException e) {
+        if (failure == null) {
+          throw e;
+        }
+        failure.addSuppressed(e);
+      }
+    }
+
+    /**
+     * A key that carries its time is filed under that time's day, which every retry computes alike: the primary key
+     * alone makes it unique, one statement, no lock. A plain INSERT (a duplicate fails and reads as "recorded"),
+     * not INSERT IGNORE, which would also swallow the refusal of a day that has no partition. Parameters: scope,
+     * key, state, fingerprint, created_at, expires_at, the key's bucket.
+     */
+    @Override
+    String keyTimeClaimSql(String table) {
+      return "INSERT INTO " + table + " (scope, idem_key, state, fingerprint, created_at, expires_at, bucket)"
+          + " VALUES (?, ?, ?, ?, ?, ?, ?)";
+    }
+
+    @Override
+    void bindKeyTimeClaim(PreparedStatement claim, String scope, String key, String state, String fingerprint,
+        long now, long expiresAt, long keyMillis) throws SQLException {
+      claim.setString(1, scope);
+      claim.setString(2, key);
+      claim.setString(3, state);
+      claim.setString(4, fingerprint);
+      claim.setLong(5, now);
+      claim.setLong(6, expiresAt);
+      claim.setInt(7, dayBucket(keyMillis));
+    }
+
+    /** The key-time claim: a duplicate key means recorded. */
+    @Override
+    boolean claim(PreparedStatement claim) throws SQLException {
+      try {
+        return claim.executeUpdate() == 1;
+      } catch (SQLException e) {
+        if (isDuplicateKey(e)) {
+          return false;
+        }
+        throw explainMissingPartition(e);
+      }
+    }
+
+    /** The latest record of the key, of all days, read with a lock (the latest committed version). */
+    @Override
+    String selectSql(String table) {
+      return "SELECT state, fingerprint, result, error_type, expires_at, result_shape, created_at FROM " + table
+          + " WHERE scope = ? AND idem_key = ? ORDER BY expires_at DESC LIMIT 1" + LOCKING_READ;
+    }
+
+    /** The latest record of the key, of all days. */
+    @Override
+    String leaseSelectSql(String table) {
+      return super.leaseSelectSql(table) + " ORDER BY expires_at DESC LIMIT 1";
+    }
+
+    @Override
+    BatchStatements batchStatements(String table) {
+      return new BatchStatements.DayPartitionedLocked(this, table);
+    }
+
+    /**
+     * The batch's insert of the keys its probe found no live record of, under their locks, into today's partition
+     * (an expired record of today overwritten). Parameters per row: scope, key, fingerprint, created_at,
+     * expires_at, bucket.
+     */
+    @Override
+    String batchClaimSql(String table, int rows) {
+      StringBuilder sql = new StringBuilder("INSERT INTO ").append(table)
+          .append(" (scope, idem_key, state, fingerprint, owner_token, lease_until, created_at, expires_at, bucket)")
+          .append(" VALUES ");
+      for (int i = 0; i < rows; i++) {
+        sql.append(i == 0 ? "" : ", ").append("(?, ?, '" + COMPLETED + "', ?, NULL, NULL, ?, ?, ?)");
+      }
+      return sql.append(OVERWRITE_EXPIRED).toString();
+    }
+
+    /**
+     * The batch's probe: the live records of the keys in the days from the first bucket on, read with a lock.
+     * Parameters: scope, the keys, first bucket, now. Columns as {@link #batchSelectSql}.
+     */
+    String batchProbeSql(String table, int keys) {
+      return "SELECT idem_key, state, fingerprint, expires_at FROM " + table + " WHERE scope = ? AND idem_key IN ("
+          + placeholders(keys) + ") AND bucket >= ? AND expires_at > ?" + LOCKING_READ;
+    }
+
+    /** The latest records of the keys, oldest first, so that a reader keeping the last row per key keeps them. */
+    @Override
+    String batchSelectSql(String table, int keys) {
+      return BATCH_SELECT_COLUMNS + table + " WHERE scope = ? AND idem_key IN (" + placeholders(keys) + ")"
+          + " ORDER BY expires_at" + LOCKING_READ;
+    }
+
+    /** A day-partitioned table is purged by dropping its days. */
+    @Override
+    String purgeSql(String table) {
+      throw new UnsupportedOperationException("A day-partitioned table is purged by dropping its days");
     }
   }
 

@@ -23,14 +23,16 @@ class RecordLayoutChoiceTest {
   void h2KeepsOneTable() {
     IllegalArgumentException refused = assertThrows(IllegalArgumentException.class,
         () -> builder(Dialect.H2).layout(RecordLayout.DAY_PARTITIONS).build());
-    assertEquals("H2 keeps idem's records in one table: RecordLayout.DAY_PARTITIONS needs PostgreSQL; build this"
-        + " runtime with RecordLayout.ONE_TABLE", refused.getMessage());
+    assertEquals("H2 keeps idem's records in one table: RecordLayout.DAY_PARTITIONS needs PostgreSQL or MariaDB;"
+        + " build this runtime with RecordLayout.ONE_TABLE", refused.getMessage());
   }
 
   @Test
-  void mariaDbKeepsOneTableForNow() {
-    assertThrows(IllegalArgumentException.class,
-        () -> builder(Dialect.MARIADB).layout(RecordLayout.DAY_PARTITIONS).build());
+  void mariaDbHasDayPartitionsButNoSwitchFromOneTableYet() {
+    IllegalArgumentException refused = assertThrows(IllegalArgumentException.class,
+        () -> builder(Dialect.MARIADB).layout(RecordLayout.DAY_PARTITIONS).switchingFrom("idem_old").build());
+    assertTrue(refused.getMessage().startsWith("switchingFrom is built for PostgreSQL only so far"),
+        refused.getMessage());
   }
 
   @Test
