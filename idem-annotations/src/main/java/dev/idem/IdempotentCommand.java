@@ -77,6 +77,16 @@ public @interface IdempotentCommand {
   UndeclaredFailure onUndeclaredFailure() default UndeclaredFailure.RELEASE;
 
   /**
+   * {@return where the command's records live} Default {@link Store#DATABASE}. {@link Store#REDIS} keeps them in
+   * Redis alone, with no database round trip, for work that tolerates a rare repeat; it requires
+   * {@code mode = Mode.CLAIM} (Redis cannot join the body's database transaction), the default
+   * {@code onExpiredLease} and {@code onUndeclaredFailure} (parking needs the database's records) and no
+   * {@code keyTime}, and the runtime must have a record store ({@code IdemRuntime.Builder.recordStore}). See
+   * {@link Store#REDIS} for when such a command can run twice.
+   */
+  Store store() default Store.DATABASE;
+
+  /**
    * {@return the exception types that are business outcomes} (A declined card.) When the delegate throws one of
    * them, it is stored and every retry rethrows an equal exception. Any other exception is not stored and a retry
    * runs again.

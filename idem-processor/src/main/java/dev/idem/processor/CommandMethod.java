@@ -3,6 +3,7 @@ package dev.idem.processor;
 import dev.idem.InFlight;
 import dev.idem.KeyTime;
 import dev.idem.Mode;
+import dev.idem.Store;
 import java.time.Duration;
 import java.util.List;
 import javax.lang.model.element.ExecutableElement;
@@ -29,12 +30,13 @@ import javax.lang.model.type.TypeMirror;
  * @param keyTime whether the key's first part carries its time (checked to be a String, or a UUID for UUID_V7)
  * @param onExpiredLease ({@link Mode#CLAIM}) the {@code dev.idem.ExpiredLease} constant's name
  * @param onUndeclaredFailure ({@link Mode#CLAIM}) the {@code dev.idem.UndeclaredFailure} constant's name
+ * @param store where the records live ({@link Store#REDIS}: checked to be a plain CLAIM command)
  */
 record CommandMethod(ExecutableElement method, ExecutableType type, String scope,
                      CodecTypeReader.Shape resultShape, String retention,
                      List<KeyPart> keyParts, List<String> payloadParameters, Mode mode, String lease,
                      InFlight onInFlight, String waitTimeout, List<ReplayedFailure> replayOn, KeyTime keyTime,
-                     String onExpiredLease, String onUndeclaredFailure)
+                     String onExpiredLease, String onUndeclaredFailure, Store store)
     implements MethodModel {
 
   CommandMethod {

@@ -3,6 +3,7 @@ package dev.idem.processor;
 import dev.idem.InFlight;
 import dev.idem.KeyTime;
 import dev.idem.Mode;
+import dev.idem.Store;
 import dev.idem.processor.CodecTypeReader.Problem;
 import dev.idem.processor.CommandMethod.KeyPart;
 import dev.idem.processor.CommandMethod.ReplayedFailure;
@@ -185,6 +186,10 @@ final class CommandValidator {
     if (keyTime != KeyTime.NONE && !keyParts.isEmpty()) {
       valid &= checkKeyTime(method, command, keyTime, keyParts.get(0), report);
     }
+    Store store = Store.valueOf(enumConstant(command, "store"));
+    if (store == Store.REDIS && !batch.isBatch()) {
+      valid &= checkRedisOnly(method, command, mode, report);
+    }
 
     if (!valid) {
       return Optional.empty();
@@ -192,7 +197,7 @@ final class CommandValidator {
     CommandMethod commandMethod = new CommandMethod(method, type, scope, resultShape, retention, keyParts, payload,
         mode,
         Annotations.stringValue(command, "lease"), onInFlight, Annotations.stringValue(command, "waitTimeout"),
-        replayOn, keyTime, onExpiredLease, onUndeclaredFailure);
+        replayOn, keyTime, onExpiredLease, onUndeclaredFailure, store);
     Optional<MethodModel> model = batch.model(commandMethod, command, report);
     if (model.isEmpty() || !scopes.register(scope, method, command, report)) {
       return Optional.empty();
@@ -232,6 +237,34 @@ final class CommandValidator {
     problem.ifPresent(p -> report.report(Message.PAYLOAD_NOT_FINGERPRINTED, parameter, name, method.getSimpleName(),
         p.path(), p.reason(), p.fix()));
     return problem.isEmpty();
+  }
+
+  /**
+   * A Redis-only command must not need the database: no joined transaction (so CLAIM), no parked outcome, no day
+   * partitions. Each error sits on the value that asks for the database.
+   */
+  private static boolean checkRedisOnly(ExecutableElement method, AnnotationMirror command, Mode mode,
+                                        ValidationReport report) {
+    boolean valid = true;
+    AnnotationValue storeValue = Annotations.value(command, "store");
+    if (mode != Mode.CLAIM) {
+      report.report(Message.STORE_REDIS_NOT_CLAIM, method, command,
+          Annotations.explicitValue(command, "mode").orElse(storeValue), method.getSimpleName());
+      valid = false;
+    }
+    for (String policy : List.of("onExpiredLease", "onUndeclaredFailure")) {
+      if (enumConstant(command, policy).equals("PARK")) {
+        report.report(Message.STORE_REDIS_PARKING, method, command, Annotations.value(command, policy),
+            method.getSimpleName(), policy, policy);
+        valid = false;
+      }
+    }
+    Optional<? extends AnnotationValue> keyTime = Annotations.explicitValue(command, "keyTime");
+    if (keyTime.isPresent() && !enumConstant(command, "keyTime").equals("NONE")) {
+      report.report(Message.STORE_REDIS_KEY_TIME, method, command, keyTime.get(), method.getSimpleName());
+      valid = false;
+    }
+    return valid;
   }
 
   private static String enumConstant(AnnotationMirror command, String member) {

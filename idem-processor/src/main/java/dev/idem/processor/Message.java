@@ -268,6 +268,27 @@ enum Message {
       "IDEM-116",
       "@%s on parameter %s has no effect because %s is not annotated @StateTransition. Annotate the method or"
           + " remove @%s."),
+  // Redis-only commands (store = Store.REDIS): IDEM-15x.
+  STORE_REDIS_NOT_CLAIM(
+      "IDEM-150",
+      "%s keeps its records in Redis (store = Store.REDIS), but its mode is TRANSACTIONAL, which writes the record in"
+          + " the body's database transaction so that both commit or neither does; Redis cannot join that"
+          + " transaction. Set mode = Mode.CLAIM (the claim is taken in Redis before the body, the outcome stored"
+          + " after it), or remove store = Store.REDIS to keep the record with the body's database writes."),
+  STORE_REDIS_PARKING(
+      "IDEM-151",
+      "%s keeps its records in Redis (store = Store.REDIS) but sets %s = PARK: parking keeps an OUTCOME_UNKNOWN record"
+          + " in the database until an operator resolves it, and a Redis-only command has no such record (its claim"
+          + " simply expires). Remove %s, or remove store = Store.REDIS if the key must never run twice."),
+  STORE_REDIS_KEY_TIME(
+      "IDEM-152",
+      "%s keeps its records in Redis (store = Store.REDIS) but sets keyTime, which files records into the database's"
+          + " day partitions; Redis expires each key on its own. Remove keyTime."),
+  STORE_REDIS_BATCH(
+      "IDEM-153",
+      "Batch handler %s sets store = Store.REDIS, but a batch claims its messages in the database in one"
+          + " transaction with the handler's writes, so that a failure rolls both back and the broker redelivers."
+          + " Remove store, or handle one message per call with a Redis-only CLAIM command."),
   KEY_TIME_TYPE(
       "IDEM-080",
       "keyTime = %s reads the time from the key's first part, but %s has type %s. Make the first @IdempotencyKey"

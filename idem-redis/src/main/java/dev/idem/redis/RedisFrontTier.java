@@ -98,7 +98,7 @@ public final class RedisFrontTier implements FrontTier, AutoCloseable {
         repair();
       }
     });
-    this.unmarkSha = digestOf(UNMARK_SCRIPT);
+    this.unmarkSha = sha1(UNMARK_SCRIPT);
   }
 
   /**
@@ -332,7 +332,8 @@ public final class RedisFrontTier implements FrontTier, AutoCloseable {
     return value == null || value.isNull() ? null : value.asText();
   }
 
-  private static String digestOf(String script) {
+  /** The SHA-1 of a script, as {@code EVALSHA} names it. */
+  static String sha1(String script) {
     try {
       byte[] digest = java.security.MessageDigest.getInstance("SHA-1")
           .digest(script.getBytes(StandardCharsets.UTF_8));
@@ -346,7 +347,7 @@ public final class RedisFrontTier implements FrontTier, AutoCloseable {
     }
   }
 
-  private static void closeQuietly(AutoCloseable closeable) {
+  static void closeQuietly(AutoCloseable closeable) {
     if (closeable == null) {
       return;
     }

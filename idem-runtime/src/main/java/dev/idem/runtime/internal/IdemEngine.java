@@ -3,6 +3,7 @@ package dev.idem.runtime.internal;
 import com.fasterxml.jackson.databind.ObjectMapper;
 import dev.idem.InFlight;
 import dev.idem.Mode;
+import dev.idem.Store;
 import dev.idem.runtime.Dialect;
 import dev.idem.runtime.FrontTier;
 import dev.idem.runtime.IdempotencyInProgressException;
@@ -15,6 +16,7 @@ import dev.idem.runtime.IdempotencyRecord;
 import dev.idem.runtime.IdemRuntime;
 import dev.idem.runtime.RecordLayout;
 import dev.idem.runtime.RecordPartition;
+import dev.idem.runtime.RecordStore;
 import dev.idem.runtime.IdempotencyException;
 import dev.idem.runtime.IdempotencyKeyReusedException;
 import dev.idem.runtime.IdempotencyListener;
@@ -69,6 +71,8 @@ public final class IdemEngine {
   private final TransactionalExecutor transactional;
   private final ClaimExecutor claims;
   private final BatchExecutor batches;
+  /** Runs {@code store = REDIS} commands; null when the runtime has no {@link RecordStore}. */
+  private final RecordStoreExecutor storeCommands;
   private final Transitions transitions;
   private final SchemaInstaller schema;
   /** How many days after today's the partition maintenance keeps created. */
@@ -115,6 +119,8 @@ public final class IdemEngine {
         settings.bodiesNeverCommitImplicitly() || !dialect.commitsImplicitly());
     this.claims = new ClaimExecutor(transactions, dialect, tableName, results, clock, listener, cache);
     this.batches = new BatchExecutor(transactions, records, dialect, tableName, keys, clock, listener);
+    this.storeCommands = settings.recordStore() == null ? null
+        : new RecordStoreExecutor(settings.recordStore(), results, clock, listener);
     this.transitions = new Transitions(transactions, dialect, settings.clock(), settings.transitionListener(),
         settings.logTransitions());
     this.dataSource = dataSource;
@@ -169,6 +175,7 @@ public final class IdemEngine {
    * @param frontTier the front tier in front of the database, {@link FrontTier#NONE} for none
    * @param frontTierInFlight how long a TRANSACTIONAL command's in-flight mark in the front tier holds at most
    * @param lockProvider where single-flight locks live; null: the idem_lock table on the data source
+   * @param recordStore where {@code store = REDIS} commands keep their records; null: the runtime refuses them
    */
   public record Settings(DataSource dataSource, Dialect dialect, String tableName, int maxKeyLength,
                          String allowedKeyPunctuation, Clock clock, ObjectMapper objectMapper,
@@ -178,7 +185,7 @@ public final class IdemEngine {
                          boolean bodiesNeverCommitImplicitly, Duration keepAfterDedupWindow,
                          RecordLayout layout, String archiveSchema, String switchedFrom,
                          Duration keepTransitionLogFor, FrontTier frontTier,
-                         Duration frontTierInFlight, LockProvider lockProvider) {}
+                         Duration frontTierInFlight, LockProvider lockProvider, RecordStore recordStore) {}
 
   /**
    * Registers how to get from a runtime to its engine; {@link IdemRuntime} does it once, in its class initializer.
@@ -326,6 +333,10 @@ public final class IdemEngine {
       throw e;
     }
     String fingerprint = Fingerprinter.fingerprint(spec, payload);
+    if (spec.store() != Store.DATABASE) {
+      // Its records live in the record store alone: no local cache, no front tier, no database.
+      return storeCommands.execute(spec, key, fingerprint, body);
+    }
     CompletedRecord cached = cache.get(spec.scope(), key, clock.millis());
     if (cached != null) {
       return replayCached(spec, key, fingerprint, cached);
@@ -461,6 +472,14 @@ public final class IdemEngine {
     }
     if (first == null) {
       // Once per command, before it is registered (a refused one is checked again on its next call).
+      if (spec.store() != Store.DATABASE && storeCommands == null) {
+        throw new IdempotencyException(spec.scope() + (spec.declaredBy() == null ? "" : " (" + spec.declaredBy()
+            + ")") + " keeps its records in " + spec.store() + " (@IdempotentCommand(store = Store." + spec.store()
+            + ")), but this runtime has no record store, and idem never moves such a command to the database"
+            + " silently. Build the runtime with IdemRuntime.builder()...recordStore(RedisRecordStore.builder()"
+            + ".connect(uri)) (idem-redis), or remove store = Store." + spec.store() + " to keep its records in the"
+            + " database");
+      }
       results.checkReplayable(spec);
       first = commandsByScope.putIfAbsent(spec.scope(), spec);
       if (first == null) {
