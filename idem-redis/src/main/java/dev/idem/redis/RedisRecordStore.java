@@ -212,8 +212,9 @@ public final class RedisRecordStore implements RecordStore, AutoCloseable {
       RedisClient client = RedisClient.create(uri);
       client.setOptions(ClientOptions.builder()
           .autoReconnect(true)
-          // While disconnected, fail at once (the caller is told) rather than queue commands for later.
-          .disconnectedBehavior(ClientOptions.DisconnectedBehavior.REJECT_COMMANDS)
+          // While (re)connecting, a command waits up to the command timeout, then fails: a record store is the
+          // authority of its commands, so a blip must not fail calls, and an outage fails them in bounded time.
+          .disconnectedBehavior(ClientOptions.DisconnectedBehavior.ACCEPT_COMMANDS)
           .timeoutOptions(TimeoutOptions.enabled(commandTimeout))
           .build());
       try {
@@ -238,11 +239,10 @@ public final class RedisRecordStore implements RecordStore, AutoCloseable {
       RedisClusterClient client = RedisClusterClient.create(seeds);
       client.setOptions(ClusterClientOptions.builder()
           .autoReconnect(true)
-          .disconnectedBehavior(ClientOptions.DisconnectedBehavior.REJECT_COMMANDS)
+          .disconnectedBehavior(ClientOptions.DisconnectedBehavior.ACCEPT_COMMANDS)
           .timeoutOptions(TimeoutOptions.enabled(commandTimeout))
           .topologyRefreshOptions(ClusterTopologyRefreshOptions.builder()
               .enablePeriodicRefresh(Duration.ofSeconds(5))
-              .enableAllAdaptiveRefreshTriggers()
               .build())
           .build());
       try {

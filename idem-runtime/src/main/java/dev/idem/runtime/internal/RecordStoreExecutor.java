@@ -159,7 +159,8 @@ final class RecordStoreExecutor {
           Duration.ofMillis(spec.retentionMillis()));
     } catch (RuntimeException e) {
       listener.outcomeUnknown(scope, key);
-      throw notRecorded(spec, key, "recording it in the record store (" + store + ") failed: " + e, e);
+      throw notRecorded(spec, key, "recording it in the record store (" + store + ") failed or timed out, so"
+          + " whether it was stored is unknown (" + e + ")", e);
     }
     if (!stored) {
       // The claim expired (the body outlived its lease, or the store lost it) and another caller may hold the key.
@@ -171,10 +172,10 @@ final class RecordStoreExecutor {
 
   private static IdempotencyException notRecorded(CommandSpec<?> spec, String key, String problem,
                                                   Throwable cause) {
-    return new IdempotencyRecordStoreException("The outcome of " + spec.scope() + " key '" + key + "' was not"
-        + " recorded: its body ran (its effects happened), but " + problem + ". Its claim holds until its lease of "
-        + spec.lease() + " ends; until then retries are told it is in progress, after that a retry runs the"
-        + " command again", cause);
+    return new IdempotencyRecordStoreException("The outcome of " + spec.scope() + " key '" + key + "' may not be"
+        + " recorded: its body ran (its effects happened), but " + problem + ". If it was not, its claim holds until"
+        + " its lease of " + spec.lease() + " ends; until then retries are told it is in progress, after that a"
+        + " retry runs the command again", cause);
   }
 
   private static void pause(long millis) {
