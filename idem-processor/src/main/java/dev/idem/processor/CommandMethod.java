@@ -31,12 +31,14 @@ import javax.lang.model.type.TypeMirror;
  * @param onExpiredLease ({@link Mode#CLAIM}) the {@code dev.idem.ExpiredLease} constant's name
  * @param onUndeclaredFailure ({@link Mode#CLAIM}) the {@code dev.idem.UndeclaredFailure} constant's name
  * @param store where the records live ({@link Store#REDIS}: checked to be a plain CLAIM command)
+ * @param derivedKey whether the key is derived ({@code window}): the identity parameter is the one key part, the
+ *     payload's fingerprint completes the key at run time, and {@code retention} holds the window
  */
 record CommandMethod(ExecutableElement method, ExecutableType type, String scope,
                      CodecTypeReader.Shape resultShape, String retention,
                      List<KeyPart> keyParts, List<String> payloadParameters, Mode mode, String lease,
                      InFlight onInFlight, String waitTimeout, List<ReplayedFailure> replayOn, KeyTime keyTime,
-                     String onExpiredLease, String onUndeclaredFailure, Store store)
+                     String onExpiredLease, String onUndeclaredFailure, Store store, boolean derivedKey)
     implements MethodModel {
 
   CommandMethod {

@@ -96,6 +96,9 @@ final class CommandSpecWriter {
       initializer.add("\n.parking($T.$L, $T.$L)", ClassName.get("dev.idem", "ExpiredLease"), command.onExpiredLease(),
           ClassName.get("dev.idem", "UndeclaredFailure"), command.onUndeclaredFailure());
     }
+    if (command.derivedKey()) {
+      initializer.add("\n.derivingKey()");
+    }
     if (command.store() != Store.DATABASE) {
       initializer.add("\n.inStore($T.$L)", Store.class, command.store());
     }

@@ -88,6 +88,23 @@ final class CommandValidator {
 
     String retention = Annotations.stringValue(command, "retention");
     valid &= checkDuration(method, command, "retention", report);
+    String window = Annotations.stringValue(command, "window");
+    String identity = Annotations.stringValue(command, "identity");
+    boolean windowed = !window.isEmpty();
+    if (windowed) {
+      valid &= checkDuration(method, command, "window", report);
+      Optional<? extends AnnotationValue> explicitRetention = Annotations.explicitValue(command, "retention");
+      if (explicitRetention.isPresent()) {
+        report.report(Message.WINDOW_WITH_RETENTION, method, command, explicitRetention.get(),
+            method.getSimpleName());
+        valid = false;
+      }
+      retention = window;
+    } else if (!identity.isEmpty()) {
+      report.report(Message.IDENTITY_WITHOUT_WINDOW, method, command, Annotations.value(command, "identity"),
+          method.getSimpleName(), identity);
+      valid = false;
+    }
     valid &= checkDuration(method, command, "lease", report);
     valid &= checkDuration(method, command, "waitTimeout", report);
 
@@ -160,6 +177,22 @@ final class CommandValidator {
       VariableElement parameter = parameters.get(i);
       TypeMirror parameterType = type.getParameterTypes().get(i);
       Optional<AnnotationMirror> key = Annotations.find(parameter, Annotations.IDEMPOTENCY_KEY);
+      if (windowed && key.isPresent()) {
+        report.report(Message.WINDOW_WITH_KEY, parameter, key.get(), method.getSimpleName(),
+            parameter.getSimpleName());
+        valid = false;
+        continue;
+      }
+      if (windowed && parameter.getSimpleName().contentEquals(identity)) {
+        if (!isSupportedKeyType(parameterType)) {
+          report.report(Message.KEY_TYPE_UNSUPPORTED, parameter, parameter.getSimpleName(), parameterType);
+          valid = false;
+        } else {
+          keyParts.add(new KeyPart(identity, parameterType, "", List.of(), List.of()));
+        }
+        keyAnnotations++;
+        continue;
+      }
       if (key.isEmpty()) {
         payload.add(parameter.getSimpleName().toString());
         valid &= checkFingerprinted(method, parameter, parameterType, report);
@@ -177,7 +210,15 @@ final class CommandValidator {
         }
       }
     }
-    if (keyAnnotations == 0) {
+    if (windowed && keyAnnotations == 0) {
+      List<String> names = parameters.stream().map(p -> p.getSimpleName().toString()).toList();
+      report.report(Message.WINDOW_IDENTITY_MISSING, method, command,
+          Annotations.explicitValue(command, "identity").orElse(Annotations.value(command, "window")),
+          method.getSimpleName(), window, identity.isEmpty() ? "names no identity parameter"
+              : "has no parameter named \"" + identity + "\"",
+          names.isEmpty() ? "it has no parameters" : String.join(", ", names));
+      valid = false;
+    } else if (keyAnnotations == 0 && !windowed) {
       report.report(Message.NO_KEY, method, command, method.getSimpleName());
       valid = false;
     }
@@ -197,7 +238,7 @@ final class CommandValidator {
     CommandMethod commandMethod = new CommandMethod(method, type, scope, resultShape, retention, keyParts, payload,
         mode,
         Annotations.stringValue(command, "lease"), onInFlight, Annotations.stringValue(command, "waitTimeout"),
-        replayOn, keyTime, onExpiredLease, onUndeclaredFailure, store);
+        replayOn, keyTime, onExpiredLease, onUndeclaredFailure, store, windowed);
     Optional<MethodModel> model = batch.model(commandMethod, command, report);
     if (model.isEmpty() || !scopes.register(scope, method, command, report)) {
       return Optional.empty();

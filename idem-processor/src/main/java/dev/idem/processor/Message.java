@@ -289,6 +289,24 @@ enum Message {
       "Batch handler %s sets store = Store.REDIS, but a batch claims its messages in the database in one"
           + " transaction with the handler's writes, so that a failure rolls both back and the broker redelivers."
           + " Remove store, or handle one message per call with a Redis-only CLAIM command."),
+  // Keys derived from the payload within a window: IDEM-154..158.
+  WINDOW_WITH_KEY(
+      "IDEM-154",
+      "%s sets window, which derives its key from the caller's identity and the payload, but also marks parameter %s"
+          + " @IdempotencyKey; a key is either sent by the caller or derived, not both. Remove @IdempotencyKey to"
+          + " derive the key, or remove window (and identity) to use the caller's key."),
+  WINDOW_IDENTITY_MISSING(
+      "IDEM-155",
+      "%s sets window = \"%s\" but %s. Set identity to the name of the parameter that identifies the caller (one of:"
+          + " %s), e.g. identity = \"userId\"."),
+  IDENTITY_WITHOUT_WINDOW(
+      "IDEM-156",
+      "%s sets identity = \"%s\", which only a command with a window uses. Set window (e.g. window = \"PT5S\") to"
+          + " derive the key from that parameter and the payload, or remove identity."),
+  WINDOW_WITH_RETENTION(
+      "IDEM-157",
+      "%s sets both window and retention; a window is the dedup window of a derived key, so it replaces retention."
+          + " Remove retention."),
   KEY_TIME_TYPE(
       "IDEM-080",
       "keyTime = %s reads the time from the key's first part, but %s has type %s. Make the first @IdempotencyKey"

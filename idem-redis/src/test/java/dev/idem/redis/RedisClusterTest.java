@@ -117,6 +117,11 @@ class RedisClusterTest extends DatabaseContract {
         public String sendShortLease(String reminderId, String text) {
           return send(reminderId, text);
         }
+
+        @Override
+        public String click(String userId, String button) {
+          return send(userId, button);
+        }
       };
       // Two nodes of one service on one cluster; no database behind them.
       Reminders nodeA = new Reminders_Idempotent(work, IdemRuntime.builder().dataSource(counting)

@@ -1,6 +1,7 @@
 package dev.idem.redis;
 
 import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertNotEquals;
 import static org.junit.jupiter.api.Assertions.assertThrows;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
@@ -100,6 +101,11 @@ class RedisOnlyCommandTest extends DatabaseContract {
     @Override
     public String sendShortLease(String reminderId, String text) {
       return send(reminderId, text);
+    }
+
+    @Override
+    public String click(String userId, String button) {
+      return send(userId, button);
     }
   }
 
@@ -230,6 +236,26 @@ class RedisOnlyCommandTest extends DatabaseContract {
     assertTrue(late.getCause() instanceof IdempotencyLeaseLostException, String.valueOf(late.getCause()));
     assertEquals(2, executions.get());
     assertEquals(second, nodeA.sendShortLease(key, "hi"), "the outcome that stands is the second owner's");
+  }
+
+  @Test
+  void clicksWithoutAKeyAreOneActionWithinTheWindowHeldByRedissExpiry() throws Exception {
+    String user = newKey();
+    String first = nodeA.click(user, "subscribe");
+    sleep(100);
+    assertEquals(first, nodeB.click(user, "subscribe"), "100 ms later, on another node: the same action");
+    nodeA.click(user, "unsubscribe"); // another payload: another action
+    assertEquals(2, executions.get());
+    List<String> windowKeys = keys.redis().keys(keys.prefix + "{redis.reminders.click|" + user + "|*");
+    assertEquals(2, windowKeys.size(), "one key per caller and payload: " + windowKeys);
+    for (String windowKey : windowKeys) {
+      assertTrue(windowKey.matches(".*\\|[0-9a-f]{32}}$"), "identity | 128 bits of the payload's hash: " + windowKey);
+      long ttl = keys.redis().pttl(windowKey);
+      assertTrue(ttl > 0 && ttl <= 1000, "the window PT1S is the key's TTL on Redis's clock: " + ttl);
+    }
+    sleep(1100);
+    assertNotEquals(first, nodeA.click(user, "subscribe"), "the window ended: a new action");
+    assertEquals(3, executions.get());
   }
 
   @Test

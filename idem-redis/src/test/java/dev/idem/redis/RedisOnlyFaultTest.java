@@ -61,6 +61,11 @@ class RedisOnlyFaultTest extends DatabaseContract {
       public String sendShortLease(String reminderId, String text) {
         return send(reminderId, text);
       }
+
+      @Override
+      public String click(String userId, String button) {
+        return send(userId, button);
+      }
     }, IdemRuntime.builder().dataSource(counting).dialect(Dialect.H2).recordStore(store).build());
   }
 

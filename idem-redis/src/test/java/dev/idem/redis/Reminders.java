@@ -20,4 +20,8 @@ public interface Reminders {
   @IdempotentCommand(scope = "redis.reminders.sendShortLease", mode = Mode.CLAIM, store = Store.REDIS,
       retention = "PT10M", lease = "PT0.3S")
   String sendShortLease(@IdempotencyKey String reminderId, String text);
+
+  @IdempotentCommand(scope = "redis.reminders.click", mode = Mode.CLAIM, store = Store.REDIS, window = "PT1S",
+      identity = "userId")
+  String click(String userId, String button);
 }

@@ -47,6 +47,8 @@ public final class CommandSpec<T> {
   private final String declaredBy;
   /** Whether the key's first part carries its time ({@code @IdempotentCommand(keyTime = …)}). */
   private final KeyTime keyTime;
+  /** Whether the key is derived: the key parts (the caller's identity) plus the payload's fingerprint. */
+  private final boolean derivedKey;
   /** Where the command's records live ({@code @IdempotentCommand(store = …)}). */
   private final Store store;
   /** What makes two specs the same command, for {@link #sameCommandAs}; computed once. */
@@ -55,8 +57,12 @@ public final class CommandSpec<T> {
   private CommandSpec(String scope, ResultType<T> resultType, String resultShape, long retentionMillis,
       List<String> keyPartNames, List<String> payloadNames, String declaredBy, Mode mode, long leaseMillis,
       InFlight onInFlight, long waitTimeoutMillis, List<ReplayableFailure<?>> replayOn, KeyTime keyTime,
-      ExpiredLease onExpiredLease, UndeclaredFailure onUndeclaredFailure, Store store) {
+      ExpiredLease onExpiredLease, UndeclaredFailure onUndeclaredFailure, Store store, boolean derivedKey) {
     this.scope = checkScope(scope);
+    this.derivedKey = derivedKey;
+    if (derivedKey && keyTime != KeyTime.NONE) {
+      throw new IllegalArgumentException("a derived key carries no time: keyTime needs keys the caller sends");
+    }
     this.store = Objects.requireNonNull(store, "store");
     if (store == Store.REDIS && (mode != Mode.CLAIM || keyTime != KeyTime.NONE
         || onExpiredLease != ExpiredLease.TAKE_OVER || onUndeclaredFailure != UndeclaredFailure.RELEASE)) {
@@ -99,7 +105,7 @@ public final class CommandSpec<T> {
   public CommandSpec<T> withKeyTime(KeyTime keyTime) {
     return new CommandSpec<>(scope, resultType, resultShape, retentionMillis, keyPartNames, payloadNames, declaredBy,
         mode, leaseMillis, onInFlight, waitTimeout.toMillis(), replayOn, keyTime, onExpiredLease,
-        onUndeclaredFailure, store);
+        onUndeclaredFailure, store, derivedKey);
   }
 
   /**
@@ -114,7 +120,25 @@ public final class CommandSpec<T> {
   public CommandSpec<T> inStore(Store store) {
     return new CommandSpec<>(scope, resultType, resultShape, retentionMillis, keyPartNames, payloadNames, declaredBy,
         mode, leaseMillis, onInFlight, waitTimeout.toMillis(), replayOn, keyTime, onExpiredLease,
-        onUndeclaredFailure, store);
+        onUndeclaredFailure, store, derivedKey);
+  }
+
+  /**
+   * This command with a derived key, as generated code declares a command with
+   * {@code @IdempotentCommand(window = …, identity = …)}: its key is its one key part (the caller's identity) and
+   * the payload's fingerprint, and its retention is the window.
+   *
+   * @return a copy of this spec whose key is derived
+   */
+  public CommandSpec<T> derivingKey() {
+    return new CommandSpec<>(scope, resultType, resultShape, retentionMillis, keyPartNames, payloadNames, declaredBy,
+        mode, leaseMillis, onInFlight, waitTimeout.toMillis(), replayOn, keyTime, onExpiredLease,
+        onUndeclaredFailure, store, true);
+  }
+
+  /** @return whether the key is derived from the caller's identity and the payload's fingerprint */
+  public boolean derivedKey() {
+    return derivedKey;
   }
 
   /** @return where the command's records live */
@@ -149,7 +173,7 @@ public final class CommandSpec<T> {
     return new CommandSpec<>(scope, resultType, resultShape, retentionMillis, names(keyParts, "key part"),
         names(payload, "payload"), Objects.requireNonNull(declaredBy, "declaredBy"), Mode.TRANSACTIONAL,
         DEFAULT_LEASE_MILLIS, InFlight.FAIL, DEFAULT_WAIT_TIMEOUT_MILLIS, replayable(replayOn), KeyTime.NONE,
-        ExpiredLease.TAKE_OVER, UndeclaredFailure.RELEASE, Store.DATABASE);
+        ExpiredLease.TAKE_OVER, UndeclaredFailure.RELEASE, Store.DATABASE, false);
   }
 
   /**
@@ -176,7 +200,7 @@ public final class CommandSpec<T> {
     return new CommandSpec<>(scope, resultType, resultShape, retentionMillis, names(keyParts, "key part"),
         names(payload, "payload"), Objects.requireNonNull(declaredBy, "declaredBy"), Mode.CLAIM, leaseMillis,
         onInFlight, waitTimeoutMillis, replayable(replayOn), KeyTime.NONE, ExpiredLease.TAKE_OVER,
-        UndeclaredFailure.RELEASE, Store.DATABASE);
+        UndeclaredFailure.RELEASE, Store.DATABASE, false);
   }
 
   /**
@@ -193,7 +217,7 @@ public final class CommandSpec<T> {
     }
     return new CommandSpec<>(scope, resultType, resultShape, retentionMillis, keyPartNames, payloadNames,
         declaredBy, mode, leaseMillis, onInFlight, waitTimeout.toMillis(), replayOn, keyTime, expiredLease,
-        undeclaredFailure, store);
+        undeclaredFailure, store, derivedKey);
   }
 
   private static String checkScope(String scope) {
@@ -369,7 +393,7 @@ public final class CommandSpec<T> {
     }
     return resultType.type().equals(other.resultType.type()) && resultShape.equals(other.resultShape)
         && keyPartNames.equals(other.keyPartNames) && payloadNames.equals(other.payloadNames) && mode == other.mode
-        && store == other.store
+        && store == other.store && derivedKey == other.derivedKey
         && replayOn.stream().map(ReplayableFailure::storedName).toList()
             .equals(other.replayOn.stream().map(ReplayableFailure::storedName).toList());
   }
@@ -437,6 +461,7 @@ public final class CommandSpec<T> {
     private String declaredBy;
     private KeyTime keyTime = KeyTime.NONE;
     private Store store = Store.DATABASE;
+    private boolean derivedKey;
 
     private Builder(String scope, ResultType<T> resultType) {
       this.scope = checkScope(scope);
@@ -592,7 +617,7 @@ public final class CommandSpec<T> {
     public CommandSpec<T> build() {
       return new CommandSpec<>(scope, resultType, resultShape, retentionMillis, keyPartNames, payloadNames,
           declaredBy, mode, leaseMillis, onInFlight, waitTimeoutMillis, List.copyOf(replayOn), keyTime,
-          onExpiredLease, onUndeclaredFailure, store);
+          onExpiredLease, onUndeclaredFailure, store, derivedKey);
     }
 
     /**

@@ -333,6 +333,9 @@ public final class IdemEngine {
       throw e;
     }
     String fingerprint = Fingerprinter.fingerprint(spec, payload);
+    if (spec.derivedKey()) {
+      key = derivedKey(spec, key, fingerprint);
+    }
     if (spec.store() != Store.DATABASE) {
       // Its records live in the record store alone: no local cache, no front tier, no database.
       return storeCommands.execute(spec, key, fingerprint, body);
@@ -345,6 +348,25 @@ public final class IdemEngine {
       return askFrontTier(spec, key, fingerprint, body);
     }
     return execute(spec, key, fingerprint, body);
+  }
+
+  /** Hex digits of the payload's fingerprint in a derived key: 128 bits. */
+  static final int DERIVED_KEY_HASH_LENGTH = 32;
+  /** The width of the records' {@code idem_key} column. */
+  private static final int KEY_COLUMN_WIDTH = 255;
+
+  /**
+   * The key of a command whose callers send none ({@code window}): the caller's identity, then 128 bits of the
+   * payload's canonical fingerprint. The same caller with the same payload within the window is one action; its
+   * record's expiry (the window, from the first call) ends it, so no clock bucket splits two close calls.
+   */
+  private static String derivedKey(CommandSpec<?> spec, String identity, String fingerprint) {
+    if (identity.length() + 1 + DERIVED_KEY_HASH_LENGTH > KEY_COLUMN_WIDTH) {
+      throw new IdempotencyException(spec.scope() + "'s identity is " + identity.length() + " characters; with the"
+          + " payload's hash its derived key would not fit the key column of " + KEY_COLUMN_WIDTH + " characters."
+          + " Identify callers by a shorter value (an id, not a name)");
+    }
+    return identity + KeyComposer.SEPARATOR + fingerprint.substring(0, DERIVED_KEY_HASH_LENGTH);
   }
 
   private <T> Outcome<T> execute(CommandSpec<T> spec, String key, String fingerprint, CommandBody<T> body) {
