@@ -118,7 +118,7 @@ public final class IdemEngine {
     this.transactional = new TransactionalExecutor(transactions, records, dialect, results, clock, listener, cache,
         settings.bodiesNeverCommitImplicitly() || !dialect.commitsImplicitly());
     this.claims = new ClaimExecutor(transactions, dialect, tableName, results, clock, listener, cache);
-    this.batches = new BatchExecutor(transactions, records, dialect, tableName, keys, clock, listener);
+    this.batches = new BatchExecutor(transactions, records, dialect, tableName, keys, clock, listener, frontTier);
     this.storeCommands = settings.recordStore() == null ? null
         : new RecordStoreExecutor(settings.recordStore(), results, clock, listener);
     this.transitions = new Transitions(transactions, dialect, settings.clock(), settings.transitionListener(),
