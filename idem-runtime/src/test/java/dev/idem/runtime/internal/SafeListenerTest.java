@@ -46,6 +46,8 @@ class SafeListenerTest {
         arguments[i] = event.getName() + "-" + i;
       } else if (types[i] == long.class) {
         arguments[i] = 1_000L + i;
+      } else if (types[i] == int.class) {
+        arguments[i] = 100 + i;
       } else if (types[i] == boolean.class) {
         arguments[i] = Boolean.TRUE;
       } else if (types[i] == Throwable.class) {
