@@ -210,8 +210,8 @@ final class CommandValidator {
         }
       }
     }
-    if (windowed && keyAnnotations == 0) {
-      List<String> names = parameters.stream().map(p -> p.getSimpleName().toString()).toList();
+    List<String> names = parameters.stream().map(p -> p.getSimpleName().toString()).toList();
+    if (windowed && !names.contains(identity)) {
       report.report(Message.WINDOW_IDENTITY_MISSING, method, command,
           Annotations.explicitValue(command, "identity").orElse(Annotations.value(command, "window")),
           method.getSimpleName(), window, identity.isEmpty() ? "names no identity parameter"
@@ -224,7 +224,11 @@ final class CommandValidator {
     }
 
     KeyTime keyTime = KeyTime.valueOf(enumConstant(command, "keyTime"));
-    if (keyTime != KeyTime.NONE && !keyParts.isEmpty()) {
+    if (windowed && keyTime != KeyTime.NONE) {
+      report.report(Message.WINDOW_WITH_KEY_TIME, method, command, Annotations.value(command, "keyTime"),
+          method.getSimpleName());
+      valid = false;
+    } else if (keyTime != KeyTime.NONE && !keyParts.isEmpty()) {
       valid &= checkKeyTime(method, command, keyTime, keyParts.get(0), report);
     }
     Store store = Store.valueOf(enumConstant(command, "store"));

@@ -307,6 +307,10 @@ enum Message {
       "IDEM-157",
       "%s sets both window and retention; a window is the dedup window of a derived key, so it replaces retention."
           + " Remove retention."),
+  WINDOW_WITH_KEY_TIME(
+      "IDEM-158",
+      "%s sets window and keyTime; keyTime reads the time from a key the caller sends, and a windowed command's key"
+          + " is derived (the caller's identity and the payload's hash). Remove keyTime."),
   KEY_TIME_TYPE(
       "IDEM-080",
       "keyTime = %s reads the time from the key's first part, but %s has type %s. Make the first @IdempotencyKey"
