@@ -170,7 +170,8 @@ class TransitionDiagnosticsTest {
   @AfterAll
   static void everyTransitionMessageIsCovered() {
     Set<Message> missing = EnumSet.allOf(Message.class);
-    missing.removeIf(message -> !message.tag().startsWith("IDEM-1"));
+    // Transitions are IDEM-10x..12x; IDEM-15x (Redis-only commands, derived keys) are NegativeDiagnosticsTest's.
+    missing.removeIf(message -> !message.tag().startsWith("IDEM-1") || message.tag().startsWith("IDEM-15"));
     missing.removeAll(COVERED);
     if (COVERED.size() > 1) {
       assertWithMessage("transition messages without a test").that(missing).isEmpty();
