@@ -77,6 +77,34 @@ public @interface IdempotentCommand {
   UndeclaredFailure onUndeclaredFailure() default UndeclaredFailure.RELEASE;
 
   /**
+   * {@return where the command's records live} Default {@link Store#DATABASE}. {@link Store#REDIS} keeps them in
+   * Redis alone, with no database round trip, for work that tolerates a rare repeat; it requires
+   * {@code mode = Mode.CLAIM} (Redis cannot join the body's database transaction), the default
+   * {@code onExpiredLease} and {@code onUndeclaredFailure} (parking needs the database's records) and no
+   * {@code keyTime}, and the runtime must have a record store ({@code IdemRuntime.Builder.recordStore}). See
+   * {@link Store#REDIS} for when such a command can run twice.
+   */
+  Store store() default Store.DATABASE;
+
+  /**
+   * {@return a window within which the same caller sending the same payload is one action, for callers that send no
+   * key} (A form posted twice, a gateway that retries.) ISO-8601, e.g. {@code "PT5S"} or {@code "PT1M"}; empty (the
+   * default): the key is the {@link IdempotencyKey} parameters. With a window the command has no
+   * {@code @IdempotencyKey}: its key is derived from the {@link #identity()} parameter plus a canonical hash of all
+   * other parameters, and the window is its dedup window (it replaces {@link #retention()}). The window starts at
+   * the first call and is held by that call's record's own expiry, not by a clock bucket, so two clicks 100 ms apart
+   * are one action whatever boundary lies between them.
+   */
+  String window() default "";
+
+  /**
+   * {@return the name of the parameter that identifies the caller, for a command with a {@link #window()}} (The
+   * user's id, the session's.) Its value is the key's first part; it must be a String, UUID, integral number or
+   * enum, like a key part.
+   */
+  String identity() default "";
+
+  /**
    * {@return the exception types that are business outcomes} (A declined card.) When the delegate throws one of
    * them, it is stored and every retry rethrows an equal exception. Any other exception is not stored and a retry
    * runs again.

@@ -41,7 +41,8 @@ import java.util.concurrent.atomic.AtomicInteger;
  *       {@value #FRONT_TIER_COMMANDS}{@code {operation, outcome}}, a timer of the tier's own commands
  *       ({@code lookup}, {@code publish}, {@code unmark}, {@code forget}, {@code repair}) with outcome
  *       {@code success} or {@code error}; {@value #FRONT_TIER_CIRCUIT}, a gauge that is 1 while the tier's circuit
- *       breaker is open (the tier is not asked), and {@value #FRONT_TIER_CIRCUIT_CHANGES}{@code {state}}.
+ *       breaker is open (the tier is not asked), and {@value #FRONT_TIER_CIRCUIT_CHANGES}{@code {state}};
+ *       {@value #FRONT_TIER_BLOOM_SKIPPED}{@code {scope}}, the consumer keys its Bloom prefilter kept from a lookup.
  *   <li>With an outbox relay ({@code IdemRuntime.startOutboxRelay}): {@value #OUTBOX_EVENTS}{@code {destination,
  *       outcome}}, outcome {@code sent}, {@code retried} or {@code parked} (alert on it: a parked event waits for an
  *       operator); {@value #OUTBOX_LAG}{@code {destination}}, a timer of each sent event's time from its write to
@@ -78,6 +79,8 @@ public final class MicrometerIdempotencyListener implements IdempotencyListener 
   public static final String FRONT_TIER_COMMANDS = "idem.front_tier.commands";
   /** 1 while the front tier's circuit breaker is open, else 0. */
   public static final String FRONT_TIER_CIRCUIT = "idem.front_tier.circuit.open";
+  /** Keys of consumer batches the front tier's Bloom prefilter kept from a tier lookup, by scope. */
+  public static final String FRONT_TIER_BLOOM_SKIPPED = "idem.front_tier.bloom.skipped";
   /** How often the front tier's circuit opened and closed, by state. */
   public static final String FRONT_TIER_CIRCUIT_CHANGES = "idem.front_tier.circuit.changes";
 
@@ -182,6 +185,15 @@ public final class MicrometerIdempotencyListener implements IdempotencyListener 
           .register(registry));
     }
     timer.record(elapsedNanos, TimeUnit.NANOSECONDS);
+  }
+
+  @Override
+  public void frontTierBloomSkipped(String scope, int keys) {
+    Counter.builder(FRONT_TIER_BLOOM_SKIPPED)
+        .description("Keys of consumer batches the front tier's Bloom prefilter found definitely absent, not looked up")
+        .tag("scope", scope)
+        .register(registry)
+        .increment(keys);
   }
 
   @Override

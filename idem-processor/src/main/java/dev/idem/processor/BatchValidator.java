@@ -83,6 +83,12 @@ final class BatchValidator {
       return Optional.of(command);
     }
     boolean valid = true;
+    Optional<AnnotationValue> store = Annotations.explicitValue(annotation, "store");
+    if (command.store() != dev.idem.Store.DATABASE && store.isPresent()) {
+      report.report(Message.STORE_REDIS_BATCH, command.method(), annotation, store.get(),
+          command.method().getSimpleName());
+      valid = false;
+    }
     // A batch claims its messages and runs the handler in one transaction; a failure rolls the whole batch back
     // so that the broker redelivers it. Leases and stored failures have no meaning for it.
     for (String member : List.of("mode", "replayOn")) {
@@ -115,6 +121,11 @@ final class BatchValidator {
       }
     }
     throw new IllegalStateException("the batch parameter " + batchParameter + " is not a key part");
+  }
+
+  /** @return whether a key parameter seen so far holds a batch of messages */
+  boolean isBatch() {
+    return !batchParameters.isEmpty();
   }
 
   private boolean isBatchType(TypeMirror type) {

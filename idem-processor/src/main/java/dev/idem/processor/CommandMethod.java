@@ -3,6 +3,7 @@ package dev.idem.processor;
 import dev.idem.InFlight;
 import dev.idem.KeyTime;
 import dev.idem.Mode;
+import dev.idem.Store;
 import java.time.Duration;
 import java.util.List;
 import javax.lang.model.element.ExecutableElement;
@@ -29,13 +30,17 @@ import javax.lang.model.type.TypeMirror;
  * @param keyTime whether the key's first part carries its time (checked to be a String, or a UUID for UUID_V7)
  * @param onExpiredLease ({@link Mode#CLAIM}) the {@code dev.idem.ExpiredLease} constant's name
  * @param onUndeclaredFailure ({@link Mode#CLAIM}) the {@code dev.idem.UndeclaredFailure} constant's name
+ * @param store where the records live ({@link Store#REDIS}: checked to be a plain CLAIM command)
+ * @param derivedKey whether the key is derived ({@code window}): the identity parameter is the one key part, the
+ *     payload's fingerprint completes the key at run time, and {@code retention} holds the window
  * @param reconciler ({@link Mode#CLAIM}) the interface's {@code @Reconciles} method for this command, or null
  */
 record CommandMethod(ExecutableElement method, ExecutableType type, String scope,
                      CodecTypeReader.Shape resultShape, String retention,
                      List<KeyPart> keyParts, List<String> payloadParameters, Mode mode, String lease,
                      InFlight onInFlight, String waitTimeout, List<ReplayedFailure> replayOn, KeyTime keyTime,
-                     String onExpiredLease, String onUndeclaredFailure, ExecutableElement reconciler)
+                     String onExpiredLease, String onUndeclaredFailure, Store store, boolean derivedKey,
+                     ExecutableElement reconciler)
     implements MethodModel {
 
   CommandMethod {
@@ -51,7 +56,8 @@ record CommandMethod(ExecutableElement method, ExecutableType type, String scope
   /** @return this command with the {@code @Reconciles} method that reconciles its parked keys */
   CommandMethod withReconciler(ExecutableElement reconcilerMethod) {
     return new CommandMethod(method, type, scope, resultShape, retention, keyParts, payloadParameters, mode, lease,
-        onInFlight, waitTimeout, replayOn, keyTime, onExpiredLease, onUndeclaredFailure, reconcilerMethod);
+        onInFlight, waitTimeout, replayOn, keyTime, onExpiredLease, onUndeclaredFailure, store, derivedKey,
+        reconcilerMethod);
   }
 
   TypeMirror returnType() {

@@ -13,6 +13,7 @@ import com.palantir.javapoet.TypeName;
 import dev.idem.InFlight;
 import dev.idem.KeyTime;
 import dev.idem.Mode;
+import dev.idem.Store;
 import dev.idem.processor.CommandMethod.KeyPart;
 import dev.idem.processor.CommandMethod.ReplayedFailure;
 import java.time.Duration;
@@ -94,6 +95,12 @@ final class CommandSpecWriter {
     if (claim && (!command.onExpiredLease().equals("TAKE_OVER") || !command.onUndeclaredFailure().equals("RELEASE"))) {
       initializer.add("\n.parking($T.$L, $T.$L)", ClassName.get("dev.idem", "ExpiredLease"), command.onExpiredLease(),
           ClassName.get("dev.idem", "UndeclaredFailure"), command.onUndeclaredFailure());
+    }
+    if (command.derivedKey()) {
+      initializer.add("\n.derivingKey()");
+    }
+    if (command.store() != Store.DATABASE) {
+      initializer.add("\n.inStore($T.$L)", Store.class, command.store());
     }
     initializer.unindent().unindent().unindent().unindent();
     return FieldSpec.builder(ParameterizedTypeName.get(COMMAND_SPEC, resultName), name,

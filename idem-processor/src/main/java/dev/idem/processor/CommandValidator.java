@@ -3,6 +3,7 @@ package dev.idem.processor;
 import dev.idem.InFlight;
 import dev.idem.KeyTime;
 import dev.idem.Mode;
+import dev.idem.Store;
 import dev.idem.processor.CodecTypeReader.Problem;
 import dev.idem.processor.CommandMethod.KeyPart;
 import dev.idem.processor.CommandMethod.ReplayedFailure;
@@ -87,6 +88,23 @@ final class CommandValidator {
 
     String retention = Annotations.stringValue(command, "retention");
     valid &= checkDuration(method, command, "retention", report);
+    String window = Annotations.stringValue(command, "window");
+    String identity = Annotations.stringValue(command, "identity");
+    boolean windowed = !window.isEmpty();
+    if (windowed) {
+      valid &= checkDuration(method, command, "window", report);
+      Optional<? extends AnnotationValue> explicitRetention = Annotations.explicitValue(command, "retention");
+      if (explicitRetention.isPresent()) {
+        report.report(Message.WINDOW_WITH_RETENTION, method, command, explicitRetention.get(),
+            method.getSimpleName());
+        valid = false;
+      }
+      retention = window;
+    } else if (!identity.isEmpty()) {
+      report.report(Message.IDENTITY_WITHOUT_WINDOW, method, command, Annotations.value(command, "identity"),
+          method.getSimpleName(), identity);
+      valid = false;
+    }
     valid &= checkDuration(method, command, "lease", report);
     valid &= checkDuration(method, command, "waitTimeout", report);
 
@@ -159,6 +177,22 @@ final class CommandValidator {
       VariableElement parameter = parameters.get(i);
       TypeMirror parameterType = type.getParameterTypes().get(i);
       Optional<AnnotationMirror> key = Annotations.find(parameter, Annotations.IDEMPOTENCY_KEY);
+      if (windowed && key.isPresent()) {
+        report.report(Message.WINDOW_WITH_KEY, parameter, key.get(), method.getSimpleName(),
+            parameter.getSimpleName());
+        valid = false;
+        continue;
+      }
+      if (windowed && parameter.getSimpleName().contentEquals(identity)) {
+        if (!isSupportedKeyType(parameterType)) {
+          report.report(Message.KEY_TYPE_UNSUPPORTED, parameter, parameter.getSimpleName(), parameterType);
+          valid = false;
+        } else {
+          keyParts.add(new KeyPart(identity, parameterType, "", List.of(), List.of()));
+        }
+        keyAnnotations++;
+        continue;
+      }
       if (key.isEmpty()) {
         payload.add(parameter.getSimpleName().toString());
         valid &= checkFingerprinted(method, parameter, parameterType, report);
@@ -176,14 +210,30 @@ final class CommandValidator {
         }
       }
     }
-    if (keyAnnotations == 0) {
+    List<String> names = parameters.stream().map(p -> p.getSimpleName().toString()).toList();
+    if (windowed && !names.contains(identity)) {
+      report.report(Message.WINDOW_IDENTITY_MISSING, method, command,
+          Annotations.explicitValue(command, "identity").orElse(Annotations.value(command, "window")),
+          method.getSimpleName(), window, identity.isEmpty() ? "names no identity parameter"
+              : "has no parameter named \"" + identity + "\"",
+          names.isEmpty() ? "it has no parameters" : String.join(", ", names));
+      valid = false;
+    } else if (keyAnnotations == 0 && !windowed) {
       report.report(Message.NO_KEY, method, command, method.getSimpleName());
       valid = false;
     }
 
     KeyTime keyTime = KeyTime.valueOf(enumConstant(command, "keyTime"));
-    if (keyTime != KeyTime.NONE && !keyParts.isEmpty()) {
+    if (windowed && keyTime != KeyTime.NONE) {
+      report.report(Message.WINDOW_WITH_KEY_TIME, method, command, Annotations.value(command, "keyTime"),
+          method.getSimpleName());
+      valid = false;
+    } else if (keyTime != KeyTime.NONE && !keyParts.isEmpty()) {
       valid &= checkKeyTime(method, command, keyTime, keyParts.get(0), report);
+    }
+    Store store = Store.valueOf(enumConstant(command, "store"));
+    if (store == Store.REDIS && !batch.isBatch()) {
+      valid &= checkRedisOnly(method, command, mode, report);
     }
 
     if (!valid) {
@@ -192,7 +242,7 @@ final class CommandValidator {
     CommandMethod commandMethod = new CommandMethod(method, type, scope, resultShape, retention, keyParts, payload,
         mode,
         Annotations.stringValue(command, "lease"), onInFlight, Annotations.stringValue(command, "waitTimeout"),
-        replayOn, keyTime, onExpiredLease, onUndeclaredFailure, null);
+        replayOn, keyTime, onExpiredLease, onUndeclaredFailure, store, windowed, null);
     Optional<MethodModel> model = batch.model(commandMethod, command, report);
     if (model.isEmpty() || !scopes.register(scope, method, command, report)) {
       return Optional.empty();
@@ -232,6 +282,34 @@ final class CommandValidator {
     problem.ifPresent(p -> report.report(Message.PAYLOAD_NOT_FINGERPRINTED, parameter, name, method.getSimpleName(),
         p.path(), p.reason(), p.fix()));
     return problem.isEmpty();
+  }
+
+  /**
+   * A Redis-only command must not need the database: no joined transaction (so CLAIM), no parked outcome, no day
+   * partitions. Each error sits on the value that asks for the database.
+   */
+  private static boolean checkRedisOnly(ExecutableElement method, AnnotationMirror command, Mode mode,
+                                        ValidationReport report) {
+    boolean valid = true;
+    AnnotationValue storeValue = Annotations.value(command, "store");
+    if (mode != Mode.CLAIM) {
+      report.report(Message.STORE_REDIS_NOT_CLAIM, method, command,
+          Annotations.explicitValue(command, "mode").orElse(storeValue), method.getSimpleName());
+      valid = false;
+    }
+    for (String policy : List.of("onExpiredLease", "onUndeclaredFailure")) {
+      if (enumConstant(command, policy).equals("PARK")) {
+        report.report(Message.STORE_REDIS_PARKING, method, command, Annotations.value(command, policy),
+            method.getSimpleName(), policy, policy);
+        valid = false;
+      }
+    }
+    Optional<? extends AnnotationValue> keyTime = Annotations.explicitValue(command, "keyTime");
+    if (keyTime.isPresent() && !enumConstant(command, "keyTime").equals("NONE")) {
+      report.report(Message.STORE_REDIS_KEY_TIME, method, command, keyTime.get(), method.getSimpleName());
+      valid = false;
+    }
+    return valid;
   }
 
   private static String enumConstant(AnnotationMirror command, String member) {

@@ -301,6 +301,49 @@ enum Message {
       "IDEM-116",
       "@%s on parameter %s has no effect because %s is not annotated @StateTransition. Annotate the method or"
           + " remove @%s."),
+  // Redis-only commands (store = Store.REDIS): IDEM-15x.
+  STORE_REDIS_NOT_CLAIM(
+      "IDEM-150",
+      "%s keeps its records in Redis (store = Store.REDIS), but its mode is TRANSACTIONAL, which writes the record in"
+          + " the body's database transaction so that both commit or neither does; Redis cannot join that"
+          + " transaction. Set mode = Mode.CLAIM (the claim is taken in Redis before the body, the outcome stored"
+          + " after it), or remove store = Store.REDIS to keep the record with the body's database writes."),
+  STORE_REDIS_PARKING(
+      "IDEM-151",
+      "%s keeps its records in Redis (store = Store.REDIS) but sets %s = PARK: parking keeps an OUTCOME_UNKNOWN record"
+          + " in the database until an operator resolves it, and a Redis-only command has no such record (its claim"
+          + " simply expires). Remove %s, or remove store = Store.REDIS if the key must never run twice."),
+  STORE_REDIS_KEY_TIME(
+      "IDEM-152",
+      "%s keeps its records in Redis (store = Store.REDIS) but sets keyTime, which files records into the database's"
+          + " day partitions; Redis expires each key on its own. Remove keyTime."),
+  STORE_REDIS_BATCH(
+      "IDEM-153",
+      "Batch handler %s sets store = Store.REDIS, but a batch claims its messages in the database in one"
+          + " transaction with the handler's writes, so that a failure rolls both back and the broker redelivers."
+          + " Remove store, or handle one message per call with a Redis-only CLAIM command."),
+  // Keys derived from the payload within a window: IDEM-154..158.
+  WINDOW_WITH_KEY(
+      "IDEM-154",
+      "%s sets window, which derives its key from the caller's identity and the payload, but also marks parameter %s"
+          + " @IdempotencyKey; a key is either sent by the caller or derived, not both. Remove @IdempotencyKey to"
+          + " derive the key, or remove window (and identity) to use the caller's key."),
+  WINDOW_IDENTITY_MISSING(
+      "IDEM-155",
+      "%s sets window = \"%s\" but %s. Set identity to the name of the parameter that identifies the caller (one of:"
+          + " %s), e.g. identity = \"userId\"."),
+  IDENTITY_WITHOUT_WINDOW(
+      "IDEM-156",
+      "%s sets identity = \"%s\", which only a command with a window uses. Set window (e.g. window = \"PT5S\") to"
+          + " derive the key from that parameter and the payload, or remove identity."),
+  WINDOW_WITH_RETENTION(
+      "IDEM-157",
+      "%s sets both window and retention; a window is the dedup window of a derived key, so it replaces retention."
+          + " Remove retention."),
+  WINDOW_WITH_KEY_TIME(
+      "IDEM-158",
+      "%s sets window and keyTime; keyTime reads the time from a key the caller sends, and a windowed command's key"
+          + " is derived (the caller's identity and the payload's hash). Remove keyTime."),
   KEY_TIME_TYPE(
       "IDEM-080",
       "keyTime = %s reads the time from the key's first part, but %s has type %s. Make the first @IdempotencyKey"

@@ -7,6 +7,8 @@ import com.fasterxml.jackson.databind.node.ObjectNode;
 import dev.idem.runtime.FrontTier;
 import dev.idem.runtime.IdempotencyListener;
 import io.lettuce.core.ClientOptions;
+import io.lettuce.core.LettuceFutures;
+import io.lettuce.core.RedisFuture;
 import io.lettuce.core.RedisClient;
 import io.lettuce.core.RedisNoScriptException;
 import io.lettuce.core.RedisURI;
@@ -18,9 +20,12 @@ import io.lettuce.core.cluster.ClusterClientOptions;
 import io.lettuce.core.cluster.ClusterTopologyRefreshOptions;
 import io.lettuce.core.cluster.RedisClusterClient;
 import io.lettuce.core.cluster.api.StatefulRedisClusterConnection;
+import io.lettuce.core.cluster.api.async.RedisClusterAsyncCommands;
 import io.lettuce.core.cluster.api.sync.RedisClusterCommands;
 import java.nio.charset.StandardCharsets;
 import java.time.Duration;
+import java.util.ArrayList;
+import java.util.Arrays;
 import java.util.List;
 import java.util.Map;
 import java.util.Objects;
@@ -46,6 +51,13 @@ import java.util.concurrent.TimeUnit;
  *       turn duplicates away for a whole lease on marks nobody holds.</li>
  * </ul>
  *
+ * <p>Consumer batches ({@link #lookupCompleted}, {@link #publishAll}): one {@code GET} per key and one
+ * {@code SET … PX} per consumed key, pipelined (sent without waiting for each reply, one key per command, so each
+ * goes to its own slot's node). With {@link Builder#bloomPrefilter} a rotating Bloom filter of the keys this tier
+ * published in the last one to two windows keeps keys it has definitely not seen from the lookup (the database
+ * decides them); a "maybe" (a false positive included) is always looked up, so the filter never drops or skips a
+ * message.
+ *
  * <p>No {@code WATCH}, no multi-key command, never {@code FLUSHDB}: the same code runs on a standalone server and a
  * Cluster ({@link Builder#connect(RedisURI)}, {@link Builder#connectCluster(List)}), both through
  * {@link RedisClusterCommands}. Every command has a short timeout; a failure is answered as "unavailable" (the
@@ -62,6 +74,10 @@ public final class RedisFrontTier implements FrontTier, AutoCloseable {
   private static final ObjectMapper JSON = new ObjectMapper();
 
   private final RedisClusterCommands<String, String> redis;
+  private final RedisClusterAsyncCommands<String, String> pipelined;
+  private final Duration commandTimeout;
+  /** The consumer batches' prefilter; null without one. */
+  private final RotatingBloomFilter bloom;
   private final AutoCloseable connection;
   private final AutoCloseable client;
   private final String keyPrefix;
@@ -84,9 +100,15 @@ public final class RedisFrontTier implements FrontTier, AutoCloseable {
   /** Bounds what an outage can make the tier remember; beyond it, marks simply expire. */
   static final int MAX_UNCERTAIN = 10_000;
 
-  private RedisFrontTier(RedisClusterCommands<String, String> redis, AutoCloseable connection, AutoCloseable client,
-                         Builder settings) {
+  private RedisFrontTier(RedisClusterCommands<String, String> redis,
+                         RedisClusterAsyncCommands<String, String> pipelined, AutoCloseable connection,
+                         AutoCloseable client, Builder settings) {
     this.redis = redis;
+    this.pipelined = pipelined;
+    this.commandTimeout = settings.commandTimeout;
+    this.bloom = settings.bloomExpected <= 0 ? null
+        : RotatingBloomFilter.sized(settings.bloomExpected, settings.bloomFalsePositiveRate,
+            settings.bloomWindow.toNanos());
     this.connection = connection;
     this.client = client;
     this.keyPrefix = settings.keyPrefix;
@@ -98,7 +120,7 @@ public final class RedisFrontTier implements FrontTier, AutoCloseable {
         repair();
       }
     });
-    this.unmarkSha = digestOf(UNMARK_SCRIPT);
+    this.unmarkSha = sha1(UNMARK_SCRIPT);
   }
 
   /**
@@ -259,6 +281,79 @@ public final class RedisFrontTier implements FrontTier, AutoCloseable {
   }
 
   @Override
+  public List<Completed> lookupCompleted(String scope, List<String> keys) {
+    Completed[] found = new Completed[keys.size()];
+    if (!circuit.allowsCall()) {
+      return Arrays.asList(found);
+    }
+    List<Integer> asked = new ArrayList<>(keys.size());
+    int skipped = 0;
+    for (int i = 0; i < keys.size(); i++) {
+      if (bloom == null || bloom.mightContain(redisKey(scope, keys.get(i)))) {
+        asked.add(i);
+      } else {
+        skipped++;
+      }
+    }
+    if (skipped > 0) {
+      int keysSkipped = skipped;
+      safely(() -> listener.frontTierBloomSkipped(scope, keysSkipped));
+    }
+    if (asked.isEmpty()) {
+      return Arrays.asList(found);
+    }
+    long start = System.nanoTime();
+    List<RedisFuture<String>> replies = new ArrayList<>(asked.size());
+    try {
+      for (int i : asked) {
+        replies.add(pipelined.get(redisKey(scope, keys.get(i))));
+      }
+      if (!LettuceFutures.awaitAll(commandTimeout, replies.toArray(new RedisFuture<?>[0]))) {
+        throw new io.lettuce.core.RedisCommandTimeoutException("batch lookup of " + asked.size() + " keys");
+      }
+      for (int j = 0; j < asked.size(); j++) {
+        String value = replies.get(j).get();
+        found[asked.get(j)] = value == null ? null : decode(value); // a mark or a foreign value: the database decides
+      }
+    } catch (InterruptedException e) {
+      Thread.currentThread().interrupt();
+      return Arrays.asList(new Completed[keys.size()]);
+    } catch (RuntimeException | java.util.concurrent.ExecutionException e) {
+      failed("batch-lookup", e instanceof RuntimeException runtime ? runtime : new IllegalStateException(e), start);
+      return Arrays.asList(new Completed[keys.size()]);
+    }
+    succeeded("batch-lookup", start);
+    return Arrays.asList(found);
+  }
+
+  @Override
+  public void publishAll(String scope, Map<String, Completed> outcomes, Duration timeToLive) {
+    if (outcomes.isEmpty()) {
+      return;
+    }
+    if (bloom != null) {
+      // Before the writes: a key whose write is slow or lost is only looked up in vain, never skipped wrongly.
+      outcomes.keySet().forEach(key -> bloom.add(redisKey(scope, key)));
+    }
+    if (!circuit.allowsCall()) {
+      return; // redeliveries ask the database
+    }
+    long start = System.nanoTime();
+    List<RedisFuture<String>> replies = new ArrayList<>(outcomes.size());
+    SetArgs expiry = SetArgs.Builder.px(Math.max(1, timeToLive.toMillis()));
+    try {
+      outcomes.forEach((key, outcome) -> replies.add(pipelined.set(redisKey(scope, key), encode(outcome), expiry)));
+      if (!LettuceFutures.awaitAll(commandTimeout, replies.toArray(new RedisFuture<?>[0]))) {
+        throw new io.lettuce.core.RedisCommandTimeoutException("batch publish of " + outcomes.size() + " keys");
+      }
+    } catch (RuntimeException e) {
+      failed("batch-publish", e, start);
+      return;
+    }
+    succeeded("batch-publish", start);
+  }
+
+  @Override
   public void forget(String scope, String key) {
     long start = System.nanoTime();
     try {
@@ -332,7 +427,8 @@ public final class RedisFrontTier implements FrontTier, AutoCloseable {
     return value == null || value.isNull() ? null : value.asText();
   }
 
-  private static String digestOf(String script) {
+  /** The SHA-1 of a script, as {@code EVALSHA} names it. */
+  static String sha1(String script) {
     try {
       byte[] digest = java.security.MessageDigest.getInstance("SHA-1")
           .digest(script.getBytes(StandardCharsets.UTF_8));
@@ -346,7 +442,7 @@ public final class RedisFrontTier implements FrontTier, AutoCloseable {
     }
   }
 
-  private static void closeQuietly(AutoCloseable closeable) {
+  static void closeQuietly(AutoCloseable closeable) {
     if (closeable == null) {
       return;
     }
@@ -365,8 +461,37 @@ public final class RedisFrontTier implements FrontTier, AutoCloseable {
     private int failuresToOpen = 5;
     private Duration openFor = Duration.ofSeconds(5);
     private IdempotencyListener listener = IdempotencyListener.NO_OP;
+    private long bloomExpected;
+    private double bloomFalsePositiveRate;
+    private Duration bloomWindow;
 
     private Builder() {}
+
+    /**
+     * A rotating Bloom prefilter for consumer batches: keys this tier published in the current and the previous
+     * {@code window} may be looked up in Redis; keys it definitely did not publish go to the database without a
+     * Redis read ("definitely absent" is all a Bloom filter can say for sure). A false positive costs one Redis read,
+     * never a message. Pays off on one consumer node per partition, where a redelivery comes back to the node that
+     * consumed it. Default: none (every key is looked up).
+     *
+     * @param expectedPerWindow keys published per window; above it, false positives grow
+     * @param falsePositiveRate the wanted rate at {@code expectedPerWindow}, between 0 and 1 exclusive
+     * @param window how long a filter takes entries; a key stays in the prefilter one to two windows
+     * @return this builder
+     */
+    public Builder bloomPrefilter(long expectedPerWindow, double falsePositiveRate, Duration window) {
+      if (expectedPerWindow < 1) {
+        throw new IllegalArgumentException("expectedPerWindow must be at least 1, got " + expectedPerWindow);
+      }
+      if (!(falsePositiveRate > 0 && falsePositiveRate < 1)) {
+        throw new IllegalArgumentException("falsePositiveRate must be between 0 and 1 exclusive, got "
+            + falsePositiveRate);
+      }
+      this.bloomWindow = positive(window, "window");
+      this.bloomExpected = expectedPerWindow;
+      this.bloomFalsePositiveRate = falsePositiveRate;
+      return this;
+    }
 
     /**
      * What every Redis key starts with; default {@code idem:}. Several applications sharing one Redis each take
@@ -459,7 +584,7 @@ public final class RedisFrontTier implements FrontTier, AutoCloseable {
       try {
         StatefulRedisConnection<String, String> connection = client.connect();
         connection.setTimeout(commandTimeout);
-        return new RedisFrontTier(connection.sync(), connection, client::shutdown, this);
+        return new RedisFrontTier(connection.sync(), connection.async(), connection, client::shutdown, this);
       } catch (RuntimeException e) {
         client.shutdown();
         throw e;
@@ -486,7 +611,7 @@ public final class RedisFrontTier implements FrontTier, AutoCloseable {
       try {
         StatefulRedisClusterConnection<String, String> connection = client.connect();
         connection.setTimeout(commandTimeout);
-        return new RedisFrontTier(connection.sync(), connection, client::shutdown, this);
+        return new RedisFrontTier(connection.sync(), connection.async(), connection, client::shutdown, this);
       } catch (RuntimeException e) {
         client.shutdown();
         throw e;

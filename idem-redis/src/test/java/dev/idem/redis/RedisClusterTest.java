@@ -25,16 +25,21 @@ import java.util.concurrent.atomic.AtomicInteger;
 import java.util.concurrent.atomic.AtomicLong;
 import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.BeforeAll;
+import org.junit.jupiter.api.MethodOrderer;
+import org.junit.jupiter.api.Order;
 import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.TestMethodOrder;
 import org.junit.jupiter.api.Timeout;
 
 /**
  * A real Redis Cluster of three masters, started by the test from the machine's redis-server
  * ({@code --cluster-enabled yes} on free ports, {@code redis-cli --cluster create}), in front of PostgreSQL: keys
  * spread over every node's slots replay from the cluster; a master killed mid-run takes its slots away, and the
- * database answers them: nothing runs twice, every call succeeds.
+ * database answers them: nothing runs twice, every call succeeds. Redis-only commands run on the whole cluster first
+ * (before a master is killed): every key in one slot, each body once under concurrent callers.
  */
 @Timeout(180)
+@TestMethodOrder(MethodOrderer.OrderAnnotation.class)
 class RedisClusterTest extends DatabaseContract {
 
   private final List<PrivateRedis> nodes = new ArrayList<>();
@@ -90,6 +95,72 @@ class RedisClusterTest extends DatabaseContract {
   }
 
   @Test
+  @Order(1)
+  void redisOnlyCommandsRunOnceAcrossTheCluster() throws Exception {
+    List<RedisURI> seeds = new ArrayList<>();
+    nodes.forEach(node -> seeds.add(node.uri()));
+    Map<String, AtomicInteger> runs = new ConcurrentHashMap<>();
+    try (RedisRecordStore store = RedisRecordStore.builder().keyPrefix("cluster-only:").connectCluster(seeds)) {
+      Reminders work = new Reminders() {
+        @Override
+        public String send(String reminderId, String text) {
+          runs.computeIfAbsent(reminderId, k -> new AtomicInteger()).incrementAndGet();
+          return reminderId + text;
+        }
+
+        @Override
+        public String sendWaiting(String reminderId, String text) {
+          return send(reminderId, text);
+        }
+
+        @Override
+        public String sendShortLease(String reminderId, String text) {
+          return send(reminderId, text);
+        }
+
+        @Override
+        public String click(String userId, String button) {
+          return send(userId, button);
+        }
+      };
+      // Two nodes of one service on one cluster; no database behind them.
+      Reminders nodeA = new Reminders_Idempotent(work, IdemRuntime.builder().dataSource(counting)
+          .dialect(dev.idem.runtime.Dialect.POSTGRESQL).recordStore(store).build());
+      Reminders nodeB = new Reminders_Idempotent(work, IdemRuntime.builder().dataSource(counting)
+          .dialect(dev.idem.runtime.Dialect.POSTGRESQL).recordStore(store).build());
+      Set<Integer> slots = new HashSet<>();
+      ExecutorService callers = Executors.newFixedThreadPool(4);
+      try {
+        List<Future<?>> running = new ArrayList<>();
+        for (int caller = 0; caller < 4; caller++) {
+          Reminders node = caller % 2 == 0 ? nodeA : nodeB;
+          running.add(callers.submit(() -> {
+            for (int i = 0; i < 60; i++) {
+              String key = "only-" + i;
+              assertEquals(key + "!", node.sendWaiting(key, "!"));
+            }
+            return null;
+          }));
+        }
+        for (Future<?> future : running) {
+          future.get(120, TimeUnit.SECONDS);
+        }
+      } finally {
+        callers.shutdownNow();
+      }
+      for (int i = 0; i < 60; i++) {
+        slots.add(io.lettuce.core.cluster.SlotHash.getSlot(store.redisKey("redis.reminders.sendWaiting",
+            "only-" + i)));
+      }
+      assertTrue(slots.size() > 30, "keys spread over the slots: " + slots.size());
+    }
+    assertEquals(60, runs.size());
+    runs.forEach((key, count) -> assertEquals(1, count.get(), key + " ran " + count.get() + " times"));
+    assertEquals(0, counting.connectionsObtained(), "Redis-only: the database is never asked");
+  }
+
+  @Test
+  @Order(2)
   void aMasterKilledMidRunRunsNothingTwice() throws Exception {
     List<RedisURI> seeds = new ArrayList<>();
     nodes.forEach(node -> seeds.add(node.uri()));

@@ -1,6 +1,9 @@
 package dev.idem.runtime;
 
 import java.time.Duration;
+import java.util.Collections;
+import java.util.List;
+import java.util.Map;
 import java.util.Objects;
 
 /**
@@ -19,7 +22,11 @@ import java.util.Objects;
  *   <li>{@link #unmark} when this caller's in-flight mark was not replaced by a published outcome (the body failed,
  *       the claim found the key taken, or the outcome waits for the application's commit), also after a lookup the
  *       tier could not answer (a lookup that timed out may have marked the key all the same);</li>
- *   <li>{@link #forget} when an operator deleted or resolved a record ({@link IdemAdmin}).</li>
+ *   <li>{@link #forget} when an operator deleted or resolved a record ({@link IdemAdmin});</li>
+ *   <li>for consumer batches ({@code executeBatch}): {@link #lookupCompleted} before the batch claims its keys in
+ *       the database (keys the tier knows as consumed, with the same fingerprint, are skipped without the
+ *       database; any other key goes to the database, which decides), and {@link #publishAll} after the batch's
+ *       claims committed.</li>
  * </ol>
  *
  * <p>Implementations must be thread-safe and must never throw: a failure is {@link Lookup#unavailable()} or a
@@ -93,6 +100,32 @@ public interface FrontTier {
    * @param key the composed key
    */
   void forget(String scope, String key);
+
+  /**
+   * In one pipelined exchange, the completed outcomes the tier holds for {@code keys} (a consumer batch). Only an
+   * outcome published after its commit may be returned; a key the tier does not hold, cannot read, or chose not to
+   * ask for (a prefilter that says "definitely absent") is null, and the database decides it. The default holds
+   * nothing.
+   *
+   * @param scope the batch command's scope
+   * @param keys the composed keys
+   * @return a list parallel to {@code keys}: the outcome, or null
+   */
+  default List<Completed> lookupCompleted(String scope, List<String> keys) {
+    return Collections.nCopies(keys.size(), null);
+  }
+
+  /**
+   * Stores the committed outcomes of a consumer batch's keys, pipelined where the tier can. The default publishes
+   * them one by one.
+   *
+   * @param scope the batch command's scope
+   * @param outcomes the committed outcome of each composed key
+   * @param timeToLive positive; the time left before the records' expiry by the database's clock
+   */
+  default void publishAll(String scope, Map<String, Completed> outcomes, Duration timeToLive) {
+    outcomes.forEach((key, outcome) -> publish(scope, key, outcome, timeToLive));
+  }
 
   /**
    * A committed completed outcome as the database holds it.

@@ -457,6 +457,7 @@ public final class IdemRuntime implements AutoCloseable {
     private Duration keepTransitionLogFor;
     private FrontTier frontTier = FrontTier.NONE;
     private Duration frontTierInFlight = Duration.ofSeconds(30);
+    private RecordStore recordStore;
 
     private Builder() {}
 
@@ -871,6 +872,19 @@ public final class IdemRuntime implements AutoCloseable {
     }
 
     /**
+     * Where the records of {@code @IdempotentCommand(store = Store.REDIS)} commands live ({@code idem-redis}'s
+     * {@code RedisRecordStore}); default none, and then such a command fails on its first call. Commands of the
+     * default {@code store = Store.DATABASE} never use it. See {@link RecordStore}.
+     *
+     * @param store the store
+     * @return this builder
+     */
+    public Builder recordStore(RecordStore store) {
+      this.recordStore = Objects.requireNonNull(store, "store");
+      return this;
+    }
+
+    /**
      * Builds the runtime; detects the dialect (one connection) if none was set.
      *
      * @return the runtime
@@ -907,7 +921,7 @@ public final class IdemRuntime implements AutoCloseable {
           transitionListener, logTransitions, maxResultSize, transactionBinding, purgeInterval, purgeBatchSize,
           databaseTime, bodiesNeverCommitImplicitly, keepAfterDedupWindow, layout, archiveSchema,
           switchedFrom, keepTransitionLogFor, frontTier, frontTierInFlight,
-          lockProvider)));
+          lockProvider, recordStore)));
     }
   }
 }

@@ -102,6 +102,16 @@ public interface IdempotencyListener {
   default void frontTierCircuit(boolean open) {}
 
   /**
+   * A front tier's prefilter (e.g. {@code idem-redis}'s rotating Bloom filter for consumer batches) found keys
+   * definitely absent from what the tier published recently, so the tier was not asked for them: the database
+   * decided them.
+   *
+   * @param scope the batch command's scope
+   * @param keys how many keys of the batch were not looked up in the tier
+   */
+  default void frontTierBloomSkipped(String scope, int keys) {}
+
+  /**
    * ({@code CLAIM} mode) This caller took over a key whose previous owner's lease had ended, or whose record had
    * expired; {@link #claimed} follows.
    *

@@ -32,11 +32,13 @@ import java.util.regex.Pattern;
  * rollbacks counted by {@link CountingDataSource}) per call. The per-JVM result cache is off in both variants, so
  * that every retry behaves as if it reached another node. Then a replay-only pass (every key completed) against
  * {@code redis-benchmark -t set -c 8}'s SET rate measured in the same run, as the floor of what a Redis-backed call
- * can do here. Prints the load averages before and after: run it on a quiet machine.
+ * can do here; Redis-only commands (first calls: claim, body, compare-and-set completion) against the same floor;
+ * and a consumer of batches of 100 with 10% redeliveries: database only, Redis in front, Redis in front with the
+ * Bloom prefilter. Prints the load averages before and after: run it on a quiet machine.
  *
  * <p>{@code mvn -q -Pbench -pl idem-benchmarks -am verify -DskipTests
  * -Dbench.mainClass=dev.idem.benchmarks.redis.RedisFrontTierBenchmark}; {@code idem.bench.redisKeys} (distinct
- * keys, default 3000).
+ * keys, default 3000), {@code idem.bench.redisBatches} (consumer batches, default 300).
  */
 public final class RedisFrontTierBenchmark {
 
@@ -77,6 +79,18 @@ public final class RedisFrontTierBenchmark {
       results.add(run("database only", database, null, keys, "a"));
       results.add(run("Redis front tier", database, tier, keys, "b"));
       results.add(run("Redis front tier, replays only", database, tier, keys, "b"));
+      Result redisOnly = redisOnly(prefix, keys * 3);
+      List<Result> consumers = new ArrayList<>();
+      int batches = Integer.getInteger("idem.bench.redisBatches", 300);
+      consumers.add(consume("consumer, database only", database, null, batches, "c0"));
+      try (RedisFrontTier consumerTier = RedisFrontTier.builder().keyPrefix(prefix)
+               .connect(RedisURI.create("redis://127.0.0.1:6379"));
+           RedisFrontTier bloomTier = RedisFrontTier.builder().keyPrefix(prefix)
+               .bloomPrefilter(batches * 100L, 0.01, java.time.Duration.ofMinutes(10))
+               .connect(RedisURI.create("redis://127.0.0.1:6379"))) {
+        consumers.add(consume("consumer, Redis in front", database, consumerTier, batches, "c1"));
+        consumers.add(consume("consumer, Redis in front + Bloom", database, bloomTier, batches, "c2"));
+      }
       double setRate = redisBenchmarkSetRate();
       System.out.println();
       System.out.println("| variant | calls | calls/s | DB round trips/call | connections/call | told in progress |");
@@ -91,6 +105,17 @@ public final class RedisFrontTierBenchmark {
           / Math.max(1e-9, with.roundTripsPerCall()));
       System.out.printf("redis-benchmark -t set -c 8: %.0f SET/s; replays from the tier: %.0f calls/s (%.2fx)%n",
           setRate, replays.callsPerSecond(), replays.callsPerSecond() / setRate);
+      System.out.println(redisOnly.row());
+      System.out.printf("Redis-only first calls (claim + completion, 8 threads): %.0f calls/s, %.2fx redis-benchmark's"
+          + " SET rate (target >= 0.5x)%n", redisOnly.callsPerSecond(), redisOnly.callsPerSecond() / setRate);
+      System.out.println();
+      System.out.println("| consumer (batches of 100, 10% redelivered) | messages | messages/s | DB round trips/message"
+          + " | connections/message | redelivered skipped |");
+      System.out.println("| --- | --- | --- | --- | --- | --- |");
+      consumers.forEach(r -> System.out.println(r.row()));
+      System.out.printf("messages/s with Redis in front / database only: %.2fx; with the Bloom prefilter: %.2fx%n",
+          consumers.get(1).callsPerSecond() / consumers.get(0).callsPerSecond(),
+          consumers.get(2).callsPerSecond() / consumers.get(0).callsPerSecond());
     } finally {
       cleanRedis(prefix);
     }
@@ -157,6 +182,100 @@ public final class RedisFrontTierBenchmark {
     CountingDataSource.Counts used = counting.counts().minus(before);
     long roundTrips = used.statements() + used.commits() + used.rollbacks();
     Result result = new Result(name, calls.size(), seconds, roundTrips, used.connections(), inFlight.get());
+    System.out.println(result.row());
+    return result;
+  }
+
+  /** Redis-only first calls over 8 threads: each key once (claim, body, compare-and-set completion). */
+  private static Result redisOnly(String prefix, int calls) throws Exception {
+    try (dev.idem.redis.RedisRecordStore store = dev.idem.redis.RedisRecordStore.builder().keyPrefix(prefix)
+        .connect(RedisURI.create("redis://127.0.0.1:6379"))) {
+      CountingDataSource unused = new CountingDataSource(new org.h2.jdbcx.JdbcDataSource());
+      IdemRuntime runtime = IdemRuntime.builder().dataSource(unused).dialect(dev.idem.runtime.Dialect.H2)
+          .recordStore(store).build();
+      RedisOnlyNotifications notifications = new RedisOnlyNotifications_Idempotent((id, text) -> id, runtime);
+      notifications.notify("warm-up", "x");
+      AtomicInteger next = new AtomicInteger();
+      ExecutorService threads = Executors.newFixedThreadPool(THREADS);
+      long start = System.nanoTime();
+      try {
+        List<Future<?>> running = new ArrayList<>();
+        for (int t = 0; t < THREADS; t++) {
+          running.add(threads.submit(() -> {
+            for (int i = next.getAndIncrement(); i < calls; i = next.getAndIncrement()) {
+              notifications.notify("n-" + i, "hello");
+            }
+            return null;
+          }));
+        }
+        for (Future<?> future : running) {
+          future.get(30, TimeUnit.MINUTES);
+        }
+      } finally {
+        threads.shutdownNow();
+      }
+      double seconds = (System.nanoTime() - start) / 1e9;
+      if (unused.connectionsObtained() != 0) {
+        throw new IllegalStateException("a Redis-only command asked the database");
+      }
+      return new Result("Redis-only command, first calls", calls, seconds, 0, 0, 0);
+    }
+  }
+
+  /**
+   * Batches of 100 messages over 4 threads, each thread on its own messages; in every batch after a thread's first,
+   * 10 messages are redeliveries of its previous batch (a broker redelivering after a lost acknowledgement).
+   */
+  private static Result consume(String name, BenchDatabase database, RedisFrontTier tier, int batches,
+                                String keyPrefix) throws Exception {
+    CountingDataSource counting = new CountingDataSource(database.dataSource());
+    IdemRuntime.Builder builder = IdemRuntime.builder().dataSource(counting).resultCache(false);
+    if (tier != null) {
+      builder.frontTier(tier);
+    }
+    AtomicLong handled = new AtomicLong();
+    RedisPaymentEvents events = new RedisPaymentEvents_Idempotent(messages -> {
+      handled.addAndGet(messages.size());
+      return messages.size();
+    }, builder.build());
+    int consumers = 4;
+    AtomicInteger next = new AtomicInteger();
+    CountingDataSource.Counts before = counting.counts();
+    ExecutorService threads = Executors.newFixedThreadPool(consumers);
+    AtomicLong messages = new AtomicLong();
+    long start = System.nanoTime();
+    try {
+      List<Future<?>> running = new ArrayList<>();
+      for (int t = 0; t < consumers; t++) {
+        int consumer = t;
+        running.add(threads.submit(() -> {
+          int fresh = 0;
+          for (int b = next.getAndIncrement(); b < batches; b = next.getAndIncrement()) {
+            List<RedisPaymentEvents.Paid> batch = new ArrayList<>(100);
+            for (int r = Math.max(0, fresh - 10); r < fresh; r++) {
+              batch.add(new RedisPaymentEvents.Paid(keyPrefix + "-" + consumer + "-" + r, r));
+            }
+            while (batch.size() < 100) {
+              batch.add(new RedisPaymentEvents.Paid(keyPrefix + "-" + consumer + "-" + fresh, fresh));
+              fresh++;
+            }
+            events.onPaid(batch);
+            messages.addAndGet(batch.size());
+          }
+          return null;
+        }));
+      }
+      for (Future<?> future : running) {
+        future.get(30, TimeUnit.MINUTES);
+      }
+    } finally {
+      threads.shutdownNow();
+    }
+    double seconds = (System.nanoTime() - start) / 1e9;
+    CountingDataSource.Counts used = counting.counts().minus(before);
+    long roundTrips = used.statements() + used.commits() + used.rollbacks();
+    Result result = new Result(name, (int) messages.get(), seconds, roundTrips, used.connections(),
+        messages.get() - handled.get());
     System.out.println(result.row());
     return result;
   }

@@ -1,5 +1,6 @@
 package dev.idem.runtime.internal;
 
+import dev.idem.runtime.FrontTier;
 import dev.idem.runtime.IdemRuntime;
 import dev.idem.runtime.IdempotencyCommitUnknownException;
 import dev.idem.runtime.IdempotencyException;
@@ -41,9 +42,12 @@ final class BatchExecutor {
   private final KeyComposer keys;
   private final DatabaseClock clock;
   private final SafeListener listener;
+  /** The front tier asked before the database and told after the commit; null without one. */
+  private final FrontTierGate frontTier;
 
   BatchExecutor(TransactionManager transactions, RecordStatements records, SqlDialect dialect, String table,
-                KeyComposer keys, DatabaseClock clock, SafeListener listener) {
+                KeyComposer keys, DatabaseClock clock, SafeListener listener, FrontTierGate frontTier) {
+    this.frontTier = frontTier != null && frontTier.isEnabled() ? frontTier : null;
     this.transactions = transactions;
     this.dialect = dialect;
     this.statements = dialect.batchStatements(table);
@@ -62,6 +66,12 @@ final class BatchExecutor {
       return 0;
     }
     Batch<E> batch = prepare(spec, messages, keyParts, payload);
+    if (frontTier != null) {
+      batch = withoutConsumed(spec, batch);
+      if (batch.messages().isEmpty()) {
+        return 0; // every message consumed before, as the tier knows from committed batches
+      }
+    }
     Transaction joined = transactions.current();
     if (joined != null) {
       return executeJoined(joined, spec, batch, body);
@@ -124,6 +134,51 @@ final class BatchExecutor {
     List<String> sorted = new ArrayList<>(fingerprints.keySet());
     sorted.sort(null);
     return new Batch<>(list, keyOf, fingerprints, sorted);
+  }
+
+  /**
+   * The batch without the messages the front tier knows as consumed (published after their batch committed) with
+   * the same fingerprint; a known key with another fingerprint rejects the batch as the database would. Keys the
+   * tier does not know, or could not answer for, stay: the database decides them.
+   */
+  private <E> Batch<E> withoutConsumed(CommandSpec<Void> spec, Batch<E> batch) {
+    String scope = spec.scope();
+    List<String> keysToAsk = batch.sortedKeys();
+    List<FrontTier.Completed> found = frontTier.lookupCompleted(scope, keysToAsk);
+    long now = clock.millis();
+    Set<String> consumed = new HashSet<>();
+    for (int i = 0; i < keysToAsk.size(); i++) {
+      FrontTier.Completed outcome = found.get(i);
+      String key = keysToAsk.get(i);
+      if (outcome == null || outcome.expiresAt() <= now) {
+        continue; // unknown, or a late entry: the database knows whether the key runs anew
+      }
+      if (!outcome.fingerprint().equals(batch.fingerprints().get(key))) {
+        listener.keyReused(scope, key);
+        throw new IdempotencyKeyReusedException(scope, key);
+      }
+      consumed.add(key);
+    }
+    if (consumed.isEmpty()) {
+      return batch;
+    }
+    List<E> messages = new ArrayList<>(batch.messages().size());
+    List<String> keyOf = new ArrayList<>(batch.messages().size());
+    for (int i = 0; i < batch.keyOf().length; i++) {
+      if (!consumed.contains(batch.keyOf()[i])) {
+        messages.add(batch.messages().get(i));
+        keyOf.add(batch.keyOf()[i]);
+      }
+    }
+    Map<String, String> fingerprints = new LinkedHashMap<>(batch.fingerprints());
+    fingerprints.keySet().removeAll(consumed);
+    List<String> sorted = new ArrayList<>(batch.sortedKeys());
+    sorted.removeAll(consumed);
+    for (String key : consumed) {
+      listener.frontTierHit(scope, key);
+      listener.replayed(scope, key);
+    }
+    return new Batch<>(messages, keyOf.toArray(new String[0]), fingerprints, sorted);
   }
 
   private <E> int executeInOwnTransactions(CommandSpec<Void> spec, Batch<E> batch, BatchBody<E> body) {
@@ -240,6 +295,16 @@ final class BatchExecutor {
         listener.completed(scope, key);
       }
     });
+    if (frontTier != null) {
+      Map<String, FrontTier.Completed> outcomes = new LinkedHashMap<>(claimed.size() * 2);
+      for (String key : claimed) {
+        outcomes.put(key, new FrontTier.Completed(batch.fingerprints().get(key), null, null, spec.resultShape(),
+            expiresAt, now));
+      }
+      // Only after a real commit (never "now"): a tier that said "consumed" for a batch that rolled back would
+      // drop its messages on redelivery.
+      tx.tryAfterCommit(() -> frontTier.publishAll(scope, outcomes, expiresAt));
+    }
     return processed;
   }
 

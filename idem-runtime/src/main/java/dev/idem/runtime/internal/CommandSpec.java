@@ -4,6 +4,7 @@ import dev.idem.ExpiredLease;
 import dev.idem.InFlight;
 import dev.idem.KeyTime;
 import dev.idem.Mode;
+import dev.idem.Store;
 import dev.idem.UndeclaredFailure;
 import java.time.Duration;
 import java.util.ArrayList;
@@ -46,14 +47,28 @@ public final class CommandSpec<T> {
   private final String declaredBy;
   /** Whether the key's first part carries its time ({@code @IdempotentCommand(keyTime = …)}). */
   private final KeyTime keyTime;
+  /** Whether the key is derived: the key parts (the caller's identity) plus the payload's fingerprint. */
+  private final boolean derivedKey;
+  /** Where the command's records live ({@code @IdempotentCommand(store = …)}). */
+  private final Store store;
   /** What makes two specs the same command, for {@link #sameCommandAs}; computed once. */
   private final String identity;
 
   private CommandSpec(String scope, ResultType<T> resultType, String resultShape, long retentionMillis,
       List<String> keyPartNames, List<String> payloadNames, String declaredBy, Mode mode, long leaseMillis,
       InFlight onInFlight, long waitTimeoutMillis, List<ReplayableFailure<?>> replayOn, KeyTime keyTime,
-      ExpiredLease onExpiredLease, UndeclaredFailure onUndeclaredFailure) {
+      ExpiredLease onExpiredLease, UndeclaredFailure onUndeclaredFailure, Store store, boolean derivedKey) {
     this.scope = checkScope(scope);
+    this.derivedKey = derivedKey;
+    if (derivedKey && keyTime != KeyTime.NONE) {
+      throw new IllegalArgumentException("a derived key carries no time: keyTime needs keys the caller sends");
+    }
+    this.store = Objects.requireNonNull(store, "store");
+    if (store == Store.REDIS && (mode != Mode.CLAIM || keyTime != KeyTime.NONE
+        || onExpiredLease != ExpiredLease.TAKE_OVER || onUndeclaredFailure != UndeclaredFailure.RELEASE)) {
+      throw new IllegalArgumentException("store REDIS needs mode CLAIM, no keyTime, onExpiredLease TAKE_OVER and"
+          + " onUndeclaredFailure RELEASE (parking and day partitions need the database's records)");
+    }
     this.keyTime = Objects.requireNonNull(keyTime, "keyTime");
     this.resultType = Objects.requireNonNull(resultType, "resultType");
     this.retentionMillis = positive(retentionMillis, "retention");
@@ -76,7 +91,8 @@ public final class CommandSpec<T> {
     this.identity = (declaredBy == null ? "" : declaredBy + " ") + "returning " + resultType.type().getTypeName()
         + " (shape " + this.resultShape + "), key " + keyPartNames + ", payload " + payloadNames + ", " + mode
         + (replayOn.isEmpty() ? "" : ", replayOn " + replayOn.stream().map(ReplayableFailure::storedName).toList())
-        + (keyTime == KeyTime.NONE ? "" : ", keyTime " + keyTime);
+        + (keyTime == KeyTime.NONE ? "" : ", keyTime " + keyTime)
+        + (store == Store.DATABASE ? "" : ", store " + store);
   }
 
   /**
@@ -89,7 +105,45 @@ public final class CommandSpec<T> {
   public CommandSpec<T> withKeyTime(KeyTime keyTime) {
     return new CommandSpec<>(scope, resultType, resultShape, retentionMillis, keyPartNames, payloadNames, declaredBy,
         mode, leaseMillis, onInFlight, waitTimeout.toMillis(), replayOn, keyTime, onExpiredLease,
-        onUndeclaredFailure);
+        onUndeclaredFailure, store, derivedKey);
+  }
+
+  /**
+   * This command with its records in {@code store}, as generated code declares a command with
+   * {@code @IdempotentCommand(store = …)}.
+   *
+   * @param store where the records live
+   * @return a copy of this spec with {@code store}
+   * @throws IllegalArgumentException if the command needs the database ({@link Store#REDIS} needs
+   *     {@link Mode#CLAIM}, no key time and the default lease and failure policies)
+   */
+  public CommandSpec<T> inStore(Store store) {
+    return new CommandSpec<>(scope, resultType, resultShape, retentionMillis, keyPartNames, payloadNames, declaredBy,
+        mode, leaseMillis, onInFlight, waitTimeout.toMillis(), replayOn, keyTime, onExpiredLease,
+        onUndeclaredFailure, store, derivedKey);
+  }
+
+  /**
+   * This command with a derived key, as generated code declares a command with
+   * {@code @IdempotentCommand(window = …, identity = …)}: its key is its one key part (the caller's identity) and
+   * the payload's fingerprint, and its retention is the window.
+   *
+   * @return a copy of this spec whose key is derived
+   */
+  public CommandSpec<T> derivingKey() {
+    return new CommandSpec<>(scope, resultType, resultShape, retentionMillis, keyPartNames, payloadNames, declaredBy,
+        mode, leaseMillis, onInFlight, waitTimeout.toMillis(), replayOn, keyTime, onExpiredLease,
+        onUndeclaredFailure, store, true);
+  }
+
+  /** @return whether the key is derived from the caller's identity and the payload's fingerprint */
+  public boolean derivedKey() {
+    return derivedKey;
+  }
+
+  /** @return where the command's records live */
+  public Store store() {
+    return store;
   }
 
   /** @return whether the key's first part carries its time, and in which format */
@@ -119,7 +173,7 @@ public final class CommandSpec<T> {
     return new CommandSpec<>(scope, resultType, resultShape, retentionMillis, names(keyParts, "key part"),
         names(payload, "payload"), Objects.requireNonNull(declaredBy, "declaredBy"), Mode.TRANSACTIONAL,
         DEFAULT_LEASE_MILLIS, InFlight.FAIL, DEFAULT_WAIT_TIMEOUT_MILLIS, replayable(replayOn), KeyTime.NONE,
-        ExpiredLease.TAKE_OVER, UndeclaredFailure.RELEASE);
+        ExpiredLease.TAKE_OVER, UndeclaredFailure.RELEASE, Store.DATABASE, false);
   }
 
   /**
@@ -146,7 +200,7 @@ public final class CommandSpec<T> {
     return new CommandSpec<>(scope, resultType, resultShape, retentionMillis, names(keyParts, "key part"),
         names(payload, "payload"), Objects.requireNonNull(declaredBy, "declaredBy"), Mode.CLAIM, leaseMillis,
         onInFlight, waitTimeoutMillis, replayable(replayOn), KeyTime.NONE, ExpiredLease.TAKE_OVER,
-        UndeclaredFailure.RELEASE);
+        UndeclaredFailure.RELEASE, Store.DATABASE, false);
   }
 
   /**
@@ -163,7 +217,7 @@ public final class CommandSpec<T> {
     }
     return new CommandSpec<>(scope, resultType, resultShape, retentionMillis, keyPartNames, payloadNames,
         declaredBy, mode, leaseMillis, onInFlight, waitTimeout.toMillis(), replayOn, keyTime, expiredLease,
-        undeclaredFailure);
+        undeclaredFailure, store, derivedKey);
   }
 
   private static String checkScope(String scope) {
@@ -339,6 +393,7 @@ public final class CommandSpec<T> {
     }
     return resultType.type().equals(other.resultType.type()) && resultShape.equals(other.resultShape)
         && keyPartNames.equals(other.keyPartNames) && payloadNames.equals(other.payloadNames) && mode == other.mode
+        && store == other.store && derivedKey == other.derivedKey
         && replayOn.stream().map(ReplayableFailure::storedName).toList()
             .equals(other.replayOn.stream().map(ReplayableFailure::storedName).toList());
   }
@@ -379,7 +434,8 @@ public final class CommandSpec<T> {
         + keyPartNames + ", payload " + payloadNames + ", " + mode
         + (mode == Mode.CLAIM ? " lease " + lease + " " + onInFlight + " wait " + waitTimeout : "")
         + (replayOn.isEmpty() ? "" : ", replayOn " + replayOn) + ", shape " + resultShape
-        + (declaredBy == null ? "" : ", declared by " + declaredBy) + "]";
+        + (declaredBy == null ? "" : ", declared by " + declaredBy)
+        + (store == Store.DATABASE ? "" : ", store " + store) + "]";
   }
 
   /**
@@ -404,6 +460,8 @@ public final class CommandSpec<T> {
     private String resultShape;
     private String declaredBy;
     private KeyTime keyTime = KeyTime.NONE;
+    private Store store = Store.DATABASE;
+    private boolean derivedKey;
 
     private Builder(String scope, ResultType<T> resultType) {
       this.scope = checkScope(scope);
@@ -559,7 +617,7 @@ public final class CommandSpec<T> {
     public CommandSpec<T> build() {
       return new CommandSpec<>(scope, resultType, resultShape, retentionMillis, keyPartNames, payloadNames,
           declaredBy, mode, leaseMillis, onInFlight, waitTimeoutMillis, List.copyOf(replayOn), keyTime,
-          onExpiredLease, onUndeclaredFailure);
+          onExpiredLease, onUndeclaredFailure, store, derivedKey);
     }
 
     /**
@@ -570,6 +628,17 @@ public final class CommandSpec<T> {
      */
     public Builder<T> keyTime(KeyTime keyTime) {
       this.keyTime = Objects.requireNonNull(keyTime, "keyTime");
+      return this;
+    }
+
+    /**
+     * Where the command's records live. Default {@link Store#DATABASE}.
+     *
+     * @param store the store
+     * @return this builder
+     */
+    public Builder<T> store(Store store) {
+      this.store = Objects.requireNonNull(store, "store");
       return this;
     }
   }

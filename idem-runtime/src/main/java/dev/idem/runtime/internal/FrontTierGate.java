@@ -4,6 +4,9 @@ import dev.idem.runtime.FrontTier;
 import dev.idem.runtime.IdemRuntime;
 import java.lang.System.Logger.Level;
 import java.time.Duration;
+import java.util.Collections;
+import java.util.List;
+import java.util.Map;
 
 /**
  * The runtime's side of the {@link FrontTier} seam: the engine asks it before a command reaches an executor,
@@ -113,6 +116,34 @@ final class FrontTierGate {
         mark.replaced = true;
         break;
       }
+    }
+  }
+
+  /** The outcomes the tier holds for a batch's keys (null: ask the database); never throws. */
+  List<FrontTier.Completed> lookupCompleted(String scope, List<String> keys) {
+    try {
+      List<FrontTier.Completed> found = tier.lookupCompleted(scope, keys);
+      if (found != null && found.size() == keys.size()) {
+        return found;
+      }
+      LOG.log(Level.WARNING, "FrontTier.lookupCompleted answered " + (found == null ? "null" : found.size()
+          + " outcomes for " + keys.size() + " keys") + "; the database decides");
+    } catch (RuntimeException e) {
+      LOG.log(Level.WARNING, "FrontTier.lookupCompleted failed; the database decides", e);
+    }
+    return Collections.nCopies(keys.size(), null);
+  }
+
+  /** Call only once the batch's claims are committed. */
+  void publishAll(String scope, Map<String, FrontTier.Completed> outcomes, long expiresAt) {
+    long timeToLive = expiresAt - clock.millis();
+    if (outcomes.isEmpty() || timeToLive <= 0) {
+      return;
+    }
+    try {
+      tier.publishAll(scope, outcomes, Duration.ofMillis(timeToLive));
+    } catch (RuntimeException e) {
+      LOG.log(Level.WARNING, "FrontTier.publishAll failed; redeliveries ask the database", e);
     }
   }
 

@@ -3,6 +3,7 @@ package dev.idem.runtime.internal;
 import com.fasterxml.jackson.databind.ObjectMapper;
 import dev.idem.InFlight;
 import dev.idem.Mode;
+import dev.idem.Store;
 import dev.idem.runtime.Dialect;
 import dev.idem.runtime.FrontTier;
 import dev.idem.runtime.IdempotencyInProgressException;
@@ -15,6 +16,7 @@ import dev.idem.runtime.IdempotencyRecord;
 import dev.idem.runtime.IdemRuntime;
 import dev.idem.runtime.RecordLayout;
 import dev.idem.runtime.RecordPartition;
+import dev.idem.runtime.RecordStore;
 import dev.idem.runtime.IdempotencyException;
 import dev.idem.runtime.IdempotencyKeyReusedException;
 import dev.idem.runtime.IdempotencyListener;
@@ -69,6 +71,8 @@ public final class IdemEngine {
   private final TransactionalExecutor transactional;
   private final ClaimExecutor claims;
   private final BatchExecutor batches;
+  /** Runs {@code store = REDIS} commands; null when the runtime has no {@link RecordStore}. */
+  private final RecordStoreExecutor storeCommands;
   private final Transitions transitions;
   private final SchemaInstaller schema;
   /** How many days after today's the partition maintenance keeps created. */
@@ -119,7 +123,9 @@ public final class IdemEngine {
     this.transactional = new TransactionalExecutor(transactions, records, dialect, results, clock, listener, cache,
         settings.bodiesNeverCommitImplicitly() || !dialect.commitsImplicitly());
     this.claims = new ClaimExecutor(transactions, dialect, tableName, results, clock, listener, cache);
-    this.batches = new BatchExecutor(transactions, records, dialect, tableName, keys, clock, listener);
+    this.batches = new BatchExecutor(transactions, records, dialect, tableName, keys, clock, listener, frontTier);
+    this.storeCommands = settings.recordStore() == null ? null
+        : new RecordStoreExecutor(settings.recordStore(), results, clock, listener);
     this.transitions = new Transitions(transactions, dialect, settings.clock(), settings.transitionListener(),
         settings.logTransitions());
     this.dataSource = dataSource;
@@ -177,6 +183,7 @@ public final class IdemEngine {
    * @param frontTier the front tier in front of the database, {@link FrontTier#NONE} for none
    * @param frontTierInFlight how long a TRANSACTIONAL command's in-flight mark in the front tier holds at most
    * @param lockProvider where single-flight locks live; null: the idem_lock table on the data source
+   * @param recordStore where {@code store = REDIS} commands keep their records; null: the runtime refuses them
    */
   public record Settings(DataSource dataSource, Dialect dialect, String tableName, int maxKeyLength,
                          String allowedKeyPunctuation, Clock clock, ObjectMapper objectMapper,
@@ -186,7 +193,7 @@ public final class IdemEngine {
                          boolean bodiesNeverCommitImplicitly, Duration keepAfterDedupWindow,
                          RecordLayout layout, String archiveSchema, String switchedFrom,
                          Duration keepTransitionLogFor, FrontTier frontTier,
-                         Duration frontTierInFlight, LockProvider lockProvider) {}
+                         Duration frontTierInFlight, LockProvider lockProvider, RecordStore recordStore) {}
 
   /**
    * Registers how to get from a runtime to its engine; {@link IdemRuntime} does it once, in its class initializer.
@@ -334,6 +341,13 @@ public final class IdemEngine {
       throw e;
     }
     String fingerprint = Fingerprinter.fingerprint(spec, payload);
+    if (spec.derivedKey()) {
+      key = derivedKey(spec, key, fingerprint);
+    }
+    if (spec.store() != Store.DATABASE) {
+      // Its records live in the record store alone: no local cache, no front tier, no database.
+      return storeCommands.execute(spec, key, fingerprint, body);
+    }
     CompletedRecord cached = cache.get(spec.scope(), key, clock.millis());
     if (cached != null) {
       return replayCached(spec, key, fingerprint, cached);
@@ -342,6 +356,25 @@ public final class IdemEngine {
       return askFrontTier(spec, key, fingerprint, body);
     }
     return execute(spec, key, fingerprint, body);
+  }
+
+  /** Hex digits of the payload's fingerprint in a derived key: 128 bits. */
+  static final int DERIVED_KEY_HASH_LENGTH = 32;
+  /** The width of the records' {@code idem_key} column. */
+  private static final int KEY_COLUMN_WIDTH = 255;
+
+  /**
+   * The key of a command whose callers send none ({@code window}): the caller's identity, then 128 bits of the
+   * payload's canonical fingerprint. The same caller with the same payload within the window is one action; its
+   * record's expiry (the window, from the first call) ends it, so no clock bucket splits two close calls.
+   */
+  private static String derivedKey(CommandSpec<?> spec, String identity, String fingerprint) {
+    if (identity.length() + 1 + DERIVED_KEY_HASH_LENGTH > KEY_COLUMN_WIDTH) {
+      throw new IdempotencyException(spec.scope() + "'s identity is " + identity.length() + " characters; with the"
+          + " payload's hash its derived key would not fit the key column of " + KEY_COLUMN_WIDTH + " characters."
+          + " Identify callers by a shorter value (an id, not a name)");
+    }
+    return identity + KeyComposer.SEPARATOR + fingerprint.substring(0, DERIVED_KEY_HASH_LENGTH);
   }
 
   private <T> Outcome<T> execute(CommandSpec<T> spec, String key, String fingerprint, CommandBody<T> body) {
@@ -469,6 +502,14 @@ public final class IdemEngine {
     }
     if (first == null) {
       // Once per command, before it is registered (a refused one is checked again on its next call).
+      if (spec.store() != Store.DATABASE && storeCommands == null) {
+        throw new IdempotencyException(spec.scope() + (spec.declaredBy() == null ? "" : " (" + spec.declaredBy()
+            + ")") + " keeps its records in " + spec.store() + " (@IdempotentCommand(store = Store." + spec.store()
+            + ")), but this runtime has no record store, and idem never moves such a command to the database"
+            + " silently. Build the runtime with IdemRuntime.builder()...recordStore(RedisRecordStore.builder()"
+            + ".connect(uri)) (idem-redis), or remove store = Store." + spec.store() + " to keep its records in the"
+            + " database");
+      }
       results.checkReplayable(spec);
       first = commandsByScope.putIfAbsent(spec.scope(), spec);
       if (first == null) {

@@ -44,6 +44,14 @@ final class SafeListener {
     }
   }
 
+  void frontTierBloomSkipped(String scope, int keys) {
+    try {
+      listener.frontTierBloomSkipped(scope, keys);
+    } catch (RuntimeException e) {
+      LOG.log(Level.WARNING, "IdempotencyListener.frontTierBloomSkipped failed; ignored", e);
+    }
+  }
+
   void frontTierCircuit(boolean open) {
     try {
       listener.frontTierCircuit(open);

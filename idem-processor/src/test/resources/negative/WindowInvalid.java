@@ -1,0 +1,9 @@
+package com.example.shop;
+
+import dev.idem.IdempotentCommand;
+
+public interface WindowInvalid {
+
+  @IdempotentCommand(window = "5 seconds", identity = "userId")
+  void addToCart(String userId, String sku);
+}
