@@ -38,12 +38,14 @@ import org.apache.kafka.server.common.MetadataVersion;
 public final class KafkaTestBroker implements AutoCloseable {
 
   private final Path directory;
-  private final KafkaRaftServer server;
+  private final Properties properties;
+  private volatile KafkaRaftServer server;
   private final int port;
   private final Admin admin;
 
-  private KafkaTestBroker(Path directory, KafkaRaftServer server, int port) {
+  private KafkaTestBroker(Path directory, Properties properties, KafkaRaftServer server, int port) {
     this.directory = directory;
+    this.properties = properties;
     this.server = server;
     this.port = port;
     this.admin = Admin.create(Map.of(AdminClientConfig.BOOTSTRAP_SERVERS_CONFIG, bootstrapServers()));
@@ -102,9 +104,24 @@ public final class KafkaTestBroker implements AutoCloseable {
     KafkaRaftServer server = new KafkaRaftServer(new KafkaConfig(properties, false), Time.SYSTEM);
     server.startup();
     awaitPort(port);
-    KafkaTestBroker broker = new KafkaTestBroker(directory, server, port);
+    KafkaTestBroker broker = new KafkaTestBroker(directory, properties, server, port);
     broker.awaitReady();
     return broker;
+  }
+
+  /**
+   * Stops the broker and starts it again on the same ports and log directory, as a broker restarted by its operator:
+   * topics, records and committed offsets survive; clients see their connections drop and reconnect. Returns once it
+   * accepts connections again.
+   */
+  public synchronized void restart() {
+    server.shutdown();
+    server.awaitShutdown();
+    KafkaRaftServer restarted = new KafkaRaftServer(new KafkaConfig(properties, false), Time.SYSTEM);
+    restarted.startup();
+    server = restarted;
+    awaitPort(port);
+    awaitReady();
   }
 
   /** @return the {@code bootstrap.servers} of this broker */
