@@ -20,6 +20,7 @@ import kafka.server.KafkaRaftServer;
 import org.apache.kafka.clients.admin.Admin;
 import org.apache.kafka.clients.admin.AdminClientConfig;
 import org.apache.kafka.clients.admin.NewTopic;
+import org.apache.kafka.clients.admin.TopicDescription;
 import org.apache.kafka.common.Uuid;
 import org.apache.kafka.common.utils.Time;
 import org.apache.kafka.metadata.storage.Formatter;
@@ -143,11 +144,37 @@ public final class KafkaTestBroker implements AutoCloseable {
   public void createTopic(String name, int partitions) {
     try {
       admin.createTopics(List.of(new NewTopic(name, partitions, (short) 1))).all().get(30, TimeUnit.SECONDS);
+      awaitLeaders(name, partitions);
     } catch (ExecutionException | java.util.concurrent.TimeoutException e) {
       throw new IllegalStateException("could not create topic " + name, e);
     } catch (InterruptedException e) {
       Thread.currentThread().interrupt();
       throw new IllegalStateException("interrupted while creating topic " + name, e);
+    }
+  }
+
+  /**
+   * The controller acknowledges a new topic before the broker's metadata has every partition's leader: a producer that
+   * writes at once may find a partition without one and, on a loaded machine, let its batch expire. Tests start
+   * writing only once the broker itself reports a leader for every partition.
+   */
+  private void awaitLeaders(String name, int partitions) throws InterruptedException {
+    long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(30);
+    while (true) {
+      try {
+        TopicDescription topic = admin.describeTopics(List.of(name)).allTopicNames().get(5, TimeUnit.SECONDS).get(name);
+        if (topic.partitions().size() == partitions
+            && topic.partitions().stream().allMatch(partition -> partition.leader() != null
+                && !partition.leader().isEmpty())) {
+          return;
+        }
+      } catch (ExecutionException | java.util.concurrent.TimeoutException e) {
+        // not visible yet: the deadline below decides
+      }
+      if (System.nanoTime() > deadline) {
+        throw new IllegalStateException("topic " + name + " has no leader for every partition after 30 s");
+      }
+      Thread.sleep(50);
     }
   }
 
