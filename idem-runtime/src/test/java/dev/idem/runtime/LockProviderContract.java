@@ -89,6 +89,18 @@ public abstract class LockProviderContract {
     assertEquals(Optional.empty(), locks.tryAcquire("job", Duration.ofMinutes(1)), "the stale calls changed nothing");
     assertTrue(locks.release(second, Duration.ZERO));
     assertFalse(locks.release(second, Duration.ZERO), "a lease is released once");
+    assertFalse(locks.renew(second, Duration.ofMinutes(1)), "a released lease cannot be renewed");
+    assertTrue(locks.tryAcquire("job", Duration.ofMinutes(1)).isPresent(), "and the stale calls did not hold it");
+  }
+
+  @Test
+  void aLeaseThatEndedIsNotReleasedEvenIfNobodyTookIt() throws Exception {
+    LockLease ended = locks.tryAcquire("ended", Duration.ofMillis(300)).orElseThrow();
+    LockLease endedToo = locks.tryAcquire("ended-too", Duration.ofMillis(300)).orElseThrow();
+    Thread.sleep(600); // past both leases, on any clock
+    assertFalse(locks.release(ended, Duration.ZERO), "another instance could have held it meanwhile: lost");
+    assertFalse(locks.release(endedToo, Duration.ofMinutes(1)), "also with a lockAtLeastFor, which must not extend it");
+    assertTrue(locks.tryAcquire("ended-too", Duration.ofMinutes(1)).isPresent(), "the refused release held nothing");
   }
 
   @Test

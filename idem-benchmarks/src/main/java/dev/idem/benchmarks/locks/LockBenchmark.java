@@ -60,7 +60,8 @@ public final class LockBenchmark {
   public static void main(String[] args) throws Exception {
     System.out.println("Load averages before: " + loadAverages());
     List<String> rows = new ArrayList<>();
-    for (TestDatabase database : List.of(TestDatabase.POSTGRESQL, TestDatabase.MARIADB)) {
+    for (String name : System.getProperty("idem.bench.databases", "PostgreSQL,MariaDB").split(",")) {
+      TestDatabase database = TestDatabase.of(name.trim());
       try (BenchDatabase bench = BenchDatabase.open(database)) {
         rows.addAll(measure(bench));
       }

@@ -24,7 +24,7 @@ import javax.sql.DataSource;
  */
 final class JdbcLockProvider implements LockProvider {
 
-  /** A renewal or release that has not answered by then is as good as failed: the watchdog decides by its deadline. */
+  /** A renewal that has not answered by then is as good as failed: the watchdog decides by its deadline. */
   private static final int QUERY_TIMEOUT_SECONDS = 10;
 
   private final DataSource dataSource;
@@ -34,6 +34,7 @@ final class JdbcLockProvider implements LockProvider {
   private final String insertSql;
   private final String renewSql;
   private final String releaseSql;
+  private final String releaseNowSql;
   private final String lockedBy;
 
   JdbcLockProvider(DataSource dataSource, SqlDialect dialect) {
@@ -44,6 +45,7 @@ final class JdbcLockProvider implements LockProvider {
     this.insertSql = dialect.lockInsertSql();
     this.renewSql = dialect.lockRenewSql();
     this.releaseSql = dialect.lockReleaseSql();
+    this.releaseNowSql = dialect.lockReleaseNowSql();
     this.lockedBy = whoAmI();
   }
 
@@ -135,16 +137,29 @@ final class JdbcLockProvider implements LockProvider {
 
   @Override
   public boolean release(LockLease lease, Duration lockAtLeastFor) {
+    if (lockAtLeastFor.isZero() || lockAtLeastFor.isNegative()) {
+      return fenced(releaseNowSql, lease, null, "Releasing");
+    }
     return fenced(releaseSql, lease, lockAtLeastFor, "Releasing");
   }
 
+  /**
+   * One fenced UPDATE. Only a renewal gets a query timeout: the watchdog must learn by its deadline that a renewal
+   * failed, whereas an acquisition and a release run on the caller's thread, as any other statement of theirs
+   * (on MariaDB a query timeout is a {@code SET STATEMENT max_statement_time … FOR} prefix the server pays for).
+   */
   private boolean fenced(String sql, LockLease lease, Duration millis, String what) {
     try (Connection connection = autoCommit(dataSource.getConnection());
         PreparedStatement update = connection.prepareStatement(sql)) {
-      update.setQueryTimeout(QUERY_TIMEOUT_SECONDS);
-      update.setLong(1, millis.toMillis());
-      update.setString(2, lease.name());
-      update.setString(3, lease.ownerToken());
+      int parameter = 1;
+      if (millis != null) {
+        update.setLong(parameter++, millis.toMillis());
+      }
+      if (sql == renewSql) {
+        update.setQueryTimeout(QUERY_TIMEOUT_SECONDS);
+      }
+      update.setString(parameter++, lease.name());
+      update.setString(parameter, lease.ownerToken());
       return update.executeUpdate() > 0;
     } catch (SQLException e) {
       throw failure(what + " the single-flight lock '" + lease.name() + "' failed", e);
