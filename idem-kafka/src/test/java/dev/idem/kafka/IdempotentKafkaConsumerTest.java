@@ -4,6 +4,9 @@ import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertThrows;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
+import dev.idem.brokers.testing.AppliedEvents;
+import dev.idem.brokers.testing.AppliedEvents_Idempotent;
+import dev.idem.brokers.testing.EffectsTable;
 import dev.idem.brokers.testing.KafkaTestBroker;
 import dev.idem.runtime.IdemRuntime;
 import dev.idem.runtime.OutboxMessage;

@@ -175,6 +175,14 @@ final class ServiceWriter extends SourceFileGenerator<ServiceModel> {
     MethodSpec.Builder constructor = MethodSpec.constructorBuilder()
         .addModifiers(Modifier.PUBLIC)
         .addAnnotations(injection.injectAnnotations());
+    // Documented, so that a user's build with doclint or failOnWarnings (javadoc of generated sources) stays clean.
+    if (model.needsDelegate()) {
+      constructor.addJavadoc("Wraps your implementation: its annotated methods run once per key, recorded through\n"
+          + "{@code $N}; the others are forwarded unchanged.\n\n@param $N your implementation, which this class calls\n"
+          + "@param $N the runtime whose database records the keys\n", RUNTIME, DELEGATE, RUNTIME);
+    } else {
+      constructor.addJavadoc("@param $N the runtime whose database the generated statements run on\n", RUNTIME);
+    }
     if (model.needsDelegate()) {
       TypeName delegateType = model.delegateTypeName();
       ParameterSpec.Builder delegate = ParameterSpec.builder(delegateType, DELEGATE);

@@ -54,6 +54,13 @@ public final class Jobs_Idempotent implements Jobs {
 
   private final IdemEngine idem;
 
+  /**
+   * Wraps your implementation: its annotated methods run once per key, recorded through
+   * {@code runtime}; the others are forwarded unchanged.
+   *
+   * @param delegate your implementation, which this class calls
+   * @param runtime the runtime whose database records the keys
+   */
   @Inject
   @javax.inject.Inject
   public Jobs_Idempotent(@Delegate Jobs delegate, IdemRuntime runtime) {

@@ -142,6 +142,13 @@ public final class OrderService_Idempotent implements OrderService {
 
   private final IdemEngine idem;
 
+  /**
+   * Wraps your implementation: its annotated methods run once per key, recorded through
+   * {@code runtime}; the others are forwarded unchanged.
+   *
+   * @param delegate your implementation, which this class calls
+   * @param runtime the runtime whose database records the keys
+   */
   @Inject
   @javax.inject.Inject
   public OrderService_Idempotent(@Delegate OrderService delegate, IdemRuntime runtime) {

@@ -40,6 +40,9 @@ public final class Shipping_Idempotent implements Shipping {
 
   private final IdemEngine idem;
 
+  /**
+   * @param runtime the runtime whose database the generated statements run on
+   */
   @Inject
   @javax.inject.Inject
   public Shipping_Idempotent(IdemRuntime runtime) {

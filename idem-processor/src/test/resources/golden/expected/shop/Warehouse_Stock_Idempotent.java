@@ -37,6 +37,13 @@ public final class Warehouse_Stock_Idempotent implements Warehouse.Stock {
 
   private final IdemEngine idem;
 
+  /**
+   * Wraps your implementation: its annotated methods run once per key, recorded through
+   * {@code runtime}; the others are forwarded unchanged.
+   *
+   * @param delegate your implementation, which this class calls
+   * @param runtime the runtime whose database records the keys
+   */
   @Inject
   @javax.inject.Inject
   public Warehouse_Stock_Idempotent(@Delegate Warehouse.Stock delegate, IdemRuntime runtime) {

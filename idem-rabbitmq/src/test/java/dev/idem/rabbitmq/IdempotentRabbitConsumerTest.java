@@ -3,6 +3,9 @@ package dev.idem.rabbitmq;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
+import dev.idem.brokers.testing.AppliedEvents;
+import dev.idem.brokers.testing.AppliedEvents_Idempotent;
+import dev.idem.brokers.testing.EffectsTable;
 import dev.idem.runtime.IdemRuntime;
 import dev.idem.runtime.OutboxMessage;
 import dev.idem.runtime.PublishOutcome;

@@ -1,4 +1,4 @@
-package dev.idem.kafka;
+package dev.idem.brokers.testing;
 
 import dev.idem.runtime.IdemRuntime;
 import java.sql.PreparedStatement;
@@ -7,12 +7,20 @@ import java.sql.SQLException;
 import java.sql.Statement;
 import java.util.List;
 
-/** The business effect of a consumed event: one row, in the generated command's transaction. */
-final class EffectsTable implements AppliedEvents {
+/**
+ * The business effect of a consumed event: one row of the {@code effects} table, written in the generated command's
+ * transaction, so that the counts tell how often each event took effect (once, whatever the broker redelivered).
+ */
+public final class EffectsTable implements AppliedEvents {
 
   private final IdemRuntime runtime;
 
-  EffectsTable(IdemRuntime runtime) {
+  /**
+   * Creates the {@code effects} table on the runtime's database.
+   *
+   * @param runtime the runtime whose transaction the effects join
+   */
+  public EffectsTable(IdemRuntime runtime) {
     this.runtime = runtime;
     runtime.inTransaction(connection -> {
       try (Statement statement = connection.createStatement()) {
@@ -43,7 +51,7 @@ final class EffectsTable implements AppliedEvents {
     }
   }
 
-  long count(String sql, String group) {
+  private long count(String sql, String group) {
     return runtime.inTransaction(connection -> {
       try (PreparedStatement statement = connection.prepareStatement(sql)) {
         statement.setString(1, group);
@@ -55,11 +63,19 @@ final class EffectsTable implements AppliedEvents {
     });
   }
 
-  long effects(String group) {
+  /**
+   * @param group a consumer group
+   * @return how many effects the group's handler wrote
+   */
+  public long effects(String group) {
     return count("SELECT COUNT(*) FROM effects WHERE group_name = ?", group);
   }
 
-  long distinctMessages(String group) {
+  /**
+   * @param group a consumer group
+   * @return how many distinct message ids took effect for the group
+   */
+  public long distinctMessages(String group) {
     return count("SELECT COUNT(DISTINCT message_id) FROM effects WHERE group_name = ?", group);
   }
 
