@@ -351,6 +351,14 @@ public final class PairedBenchmark {
 
   // ---- statistics
 
+  public static double median(double[] values) {
+    return median(Arrays.stream(values).boxed().toList());
+  }
+
+  public static double[] bootstrapMedianInterval(double[] values) {
+    return bootstrapMedianInterval(Arrays.stream(values).boxed().toList());
+  }
+
   static double median(List<Double> values) {
     double[] sorted = values.stream().mapToDouble(Double::doubleValue).sorted().toArray();
     int n = sorted.length;

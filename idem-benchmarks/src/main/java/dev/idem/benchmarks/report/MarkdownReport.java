@@ -297,13 +297,18 @@ public final class MarkdownReport {
         + "*allocated* are per operation on the calling threads: on H2, which runs in this JVM, that is the whole "
         + "cost; on PostgreSQL and MariaDB it is the client's share (driver, pool, idem).");
     line("");
-    line("| database | threads | operation | ops/s (median) | ratio | 95% interval | CPU µs/op | allocated B/op |");
-    line("| --- | ---: | --- | ---: | ---: | --- | ---: | ---: |");
+    line("| database | threads | operation | ops/s (median) | ratio | 95% interval | over its floor [95% interval]"
+        + " | CPU µs/op | allocated B/op |");
+    line("| --- | ---: | --- | ---: | ---: | --- | --- | ---: | ---: |");
     for (PairedBenchmark.Series x : paired.series()) {
       double[] interval = x.ratioInterval();
+      PairedBenchmark.RoundRatios overFloor = x.operation().floor() == null ? null
+          : paired.ratiosOver(x.operation(), x.operation().floor(), x.database(), x.threads());
+      String floorColumn = overFloor == null ? "" : fmt(overFloor.median()) + " [" + fmt(overFloor.interval()[0])
+          + "–" + fmt(overFloor.interval()[1]) + "]";
       line("| " + x.database() + " | " + x.threads() + " | " + x.operation().label() + " | " + ops(x.medianRate())
-          + " | " + fmt(x.medianRatio()) + " | " + fmt(interval[0]) + "–" + fmt(interval[1]) + " | "
-          + fmt(x.medianCpuMicros()) + " | " + ops(x.medianAllocatedBytes()) + " |");
+          + " | " + fmt(x.medianRatio()) + " | " + fmt(interval[0]) + "–" + fmt(interval[1]) + " | " + floorColumn
+          + " | " + fmt(x.medianCpuMicros()) + " | " + ops(x.medianAllocatedBytes()) + " |");
     }
     line("");
   }
