@@ -121,7 +121,8 @@ public final class HttpBenchmark {
         .append(" s per workload, ").append(rounds).append(" interleaved rounds; requests/s as median [min–max] over")
         .append(" the rounds; ratios to `GET /health` on the same server in the same round.\n\n")
         .append("| server | `GET /health` (trivial) | first executions | replays | first / trivial | replays / trivial")
-        .append(" | replay p50 / p99 latency |\n| --- | ---: | ---: | ---: | ---: | ---: | ---: |\n");
+        .append(" | replay p50 / p99 latency | database transactions per replay |\n")
+        .append("| --- | ---: | ---: | ---: | ---: | ---: | ---: | ---: |\n");
     List<ServerFigures> servers = new ArrayList<>();
     for (PaymentsServer.Kind kind : PaymentsServer.Kind.values()) {
       report.append(run(kind, seconds, rounds, servers)).append('\n');
@@ -146,12 +147,17 @@ public final class HttpBenchmark {
         database.execute("VACUUM ANALYZE"); // autovacuum is off on this machine
         double[][] rates = new double[Workload.values().length][rounds];
         List<Long> replayLatencies = new ArrayList<>();
+        long replays = 0;
+        long replayTransactions = 0;
         for (int round = 0; round < rounds; round++) {
           for (Workload workload : Workload.values()) {
+            long transactionsBefore = workload == Workload.REPLAY ? committedTransactions(database) : 0;
             Result result = measure(port, workload, seconds, "r" + round);
             rates[workload.ordinal()][round] = result.rate();
             if (workload == Workload.REPLAY) {
               replayLatencies.addAll(result.latenciesMicros());
+              replays += result.latenciesMicros().size();
+              replayTransactions += committedTransactions(database) - transactionsBefore;
             }
             System.err.printf(Locale.ROOT, "%s round %d %s: %.0f req/s%n", kind, round, workload, result.rate());
           }
@@ -166,10 +172,29 @@ public final class HttpBenchmark {
         String name = kind.name().toLowerCase(Locale.ROOT);
         servers.add(new ServerFigures(name, replayRatio));
         long[] latencies = replayLatencies.stream().mapToLong(Long::longValue).sorted().toArray();
-        return String.format(Locale.ROOT, "| %s | %s | %s | %s | %s | %s | %.2f / %.2f ms |",
+        return String.format(Locale.ROOT, "| %s | %s | %s | %s | %s | %s | %.2f / %.2f ms | %.3f |",
             name, rate(rates[0]), rate(rates[1]), rate(rates[2]),
             ratio(firstRatio), ratio(replayRatio),
-            percentile(latencies, 0.50) / 1000.0, percentile(latencies, 0.99) / 1000.0);
+            percentile(latencies, 0.50) / 1000.0, percentile(latencies, 0.99) / 1000.0,
+            replays == 0 ? Double.NaN : (double) replayTransactions / replays);
+      }
+    }
+  }
+
+  /**
+   * The transactions PostgreSQL counted as committed in the benchmark's database: a replay answered from idem's local
+   * cache commits none, one read from the table at least one. A backend reports its counts at most about a second
+   * after its transactions (PostgreSQL 15's statistics), so this waits that long first, outside the measured blocks.
+   */
+  private static long committedTransactions(IsolatedDatabase database) throws Exception {
+    Thread.sleep(1_200);
+    try (java.sql.Connection connection = database.dataSource().getConnection();
+        java.sql.Statement statement = connection.createStatement()) {
+      statement.execute("SELECT pg_stat_force_next_flush()");
+      try (java.sql.ResultSet row = statement.executeQuery(
+          "SELECT xact_commit FROM pg_stat_database WHERE datname = current_database()")) {
+        row.next();
+        return row.getLong(1);
       }
     }
   }
