@@ -130,16 +130,26 @@ public final class BenchmarkMain {
     // The example payments API under keep-alive load on both servers (PostgreSQL), last: its own JVM threads and
     // servers must not run beside JMH's forks.
     HttpBenchmark.Outcome http = null;
+    String httpFailure = null;
     if (!"false".equals(System.getProperty("bench.http"))
         && TestDatabase.POSTGRESQL.unreachableReason() == null) {
       progress("HTTP benchmark");
-      http = HttpBenchmark.run(quick ? 2 : HttpBenchmark.SECONDS, quick ? 1 : HttpBenchmark.ROUNDS);
+      try {
+        http = HttpBenchmark.run(quick ? 2 : HttpBenchmark.SECONDS, quick ? 1 : HttpBenchmark.ROUNDS);
+      } catch (Exception e) {
+        // The figures measured so far still make a report; the failure is listed in it and fails the run.
+        e.printStackTrace();
+        httpFailure = "the HTTP benchmark (" + e + ")";
+      }
       load.add("after the HTTP runs " + MachineInfo.loadAverage());
     }
 
     Duration took = Duration.between(started, Instant.now().truncatedTo(ChronoUnit.SECONDS));
     String command = COMMAND + (quick ? " -Dbench.quick=true" : "");
     List<String> missing = missing(databases, figures);
+    if (httpFailure != null) {
+      missing.add(httpFailure);
+    }
     String markdown = MarkdownReport.render(new ReportInput(command, quick, gitCommit(), started, took, load,
         descriptions, skipped, settings, figures, paired, counts, compiles, consumerSection(), http, missing));
     Files.createDirectories(report.getParent());
