@@ -5,6 +5,7 @@ import java.util.Collections;
 import java.util.LinkedHashMap;
 import java.util.Map;
 import java.util.Objects;
+import java.util.function.BiConsumer;
 
 /**
  * A response decided by idem-http or rendered by the application: status, header fields and body. Immutable; an
@@ -12,11 +13,18 @@ import java.util.Objects;
  */
 public final class HttpReply {
 
+  private static final String[] NO_HEADERS = {};
+
   private final int status;
-  private final Map<String, String> headers;
+  /**
+   * Names and values in turn, in the order they were set: a reply gets a header or three on its way out (a replay:
+   * Location, Idempotency-Key-Expires, Idempotent-Replayed), and copying an array of a few strings for each costs a
+   * fraction of copying a LinkedHashMap.
+   */
+  private final String[] headers;
   private final byte[] body;
 
-  private HttpReply(int status, Map<String, String> headers, byte[] body) {
+  private HttpReply(int status, String[] headers, byte[] body) {
     this.status = status;
     this.headers = headers;
     this.body = body;
@@ -32,11 +40,8 @@ public final class HttpReply {
     if (status < 100 || status > 599) {
       throw new IllegalArgumentException("status must be 100 to 599, got " + status);
     }
-    Map<String, String> headers = new LinkedHashMap<>();
-    if (contentType != null) {
-      headers.put("Content-Type", contentType);
-    }
-    return new HttpReply(status, Collections.unmodifiableMap(headers), body.clone());
+    String[] headers = contentType == null ? NO_HEADERS : new String[] {"Content-Type", contentType};
+    return new HttpReply(status, headers, body.clone());
   }
 
   /**
@@ -56,10 +61,17 @@ public final class HttpReply {
   public HttpReply withHeader(String name, String value) {
     Objects.requireNonNull(name, "name");
     Objects.requireNonNull(value, "value");
-    Map<String, String> copy = new LinkedHashMap<>(headers);
-    copy.keySet().removeIf(existing -> existing.equalsIgnoreCase(name));
-    copy.put(name, value);
-    return new HttpReply(status, Collections.unmodifiableMap(copy), body);
+    String[] copy = new String[headers.length + 2];
+    int length = 0;
+    for (int i = 0; i < headers.length; i += 2) {
+      if (!headers[i].equalsIgnoreCase(name)) {
+        copy[length++] = headers[i];
+        copy[length++] = headers[i + 1];
+      }
+    }
+    copy[length++] = name;
+    copy[length++] = value;
+    return new HttpReply(status, length == copy.length ? copy : java.util.Arrays.copyOf(copy, length), body);
   }
 
   /** @return the status code */
@@ -67,9 +79,23 @@ public final class HttpReply {
     return status;
   }
 
-  /** @return the header fields, in the order they were set */
+  /** @return the header fields, in the order they were set (a new unmodifiable map per call) */
   public Map<String, String> headers() {
-    return headers;
+    Map<String, String> map = new LinkedHashMap<>();
+    forEachHeader(map::put);
+    return Collections.unmodifiableMap(map);
+  }
+
+  /**
+   * Gives each header field to {@code action}, in the order they were set: what an adapter writing the reply calls,
+   * without building {@link #headers()}' map.
+   *
+   * @param action receives each name and value
+   */
+  public void forEachHeader(BiConsumer<String, String> action) {
+    for (int i = 0; i < headers.length; i += 2) {
+      action.accept(headers[i], headers[i + 1]);
+    }
   }
 
   /**
@@ -77,9 +103,9 @@ public final class HttpReply {
    * @return its value, or null
    */
   public String header(String name) {
-    for (Map.Entry<String, String> header : headers.entrySet()) {
-      if (header.getKey().equalsIgnoreCase(name)) {
-        return header.getValue();
+    for (int i = 0; i < headers.length; i += 2) {
+      if (headers[i].equalsIgnoreCase(name)) {
+        return headers[i + 1];
       }
     }
     return null;
@@ -90,6 +116,21 @@ public final class HttpReply {
     return body.clone();
   }
 
+  /** @return the body's length in bytes, without copying it */
+  public int bodyLength() {
+    return body.length;
+  }
+
+  /**
+   * Writes the body to {@code out}, without copying it: what an adapter writing the reply calls.
+   *
+   * @param out the response's body stream
+   * @throws java.io.IOException if the client went away
+   */
+  public void writeBody(java.io.OutputStream out) throws java.io.IOException {
+    out.write(body);
+  }
+
   /** @return the body as UTF-8 text */
   public String bodyText() {
     return new String(body, StandardCharsets.UTF_8);
@@ -97,6 +138,6 @@ public final class HttpReply {
 
   @Override
   public String toString() {
-    return "HttpReply[" + status + " " + headers + " " + bodyText() + "]";
+    return "HttpReply[" + status + " " + headers() + " " + bodyText() + "]";
   }
 }

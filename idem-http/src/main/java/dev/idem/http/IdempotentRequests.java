@@ -11,9 +11,8 @@ import java.nio.charset.StandardCharsets;
 import java.time.Clock;
 import java.time.Duration;
 import java.time.Instant;
+import java.time.LocalDateTime;
 import java.time.ZoneOffset;
-import java.time.format.DateTimeFormatter;
-import java.util.Locale;
 import java.util.Objects;
 import java.util.function.Function;
 import java.util.logging.Level;
@@ -177,12 +176,32 @@ public final class IdempotentRequests {
     return Math.max(1, (millis + 999) / 1000);
   }
 
-  /** RFC 9110's IMF-fixdate, as in Date and Expires. */
-  private static final DateTimeFormatter HTTP_DATE =
-      DateTimeFormatter.ofPattern("EEE, dd MMM yyyy HH:mm:ss 'GMT'", Locale.US).withZone(ZoneOffset.UTC);
+  private static final String[] DAYS = {"Mon", "Tue", "Wed", "Thu", "Fri", "Sat", "Sun"};
+  private static final String[] MONTHS =
+      {"Jan", "Feb", "Mar", "Apr", "May", "Jun", "Jul", "Aug", "Sep", "Oct", "Nov", "Dec"};
 
-  private static String httpDate(Instant instant) {
-    return HTTP_DATE.format(instant);
+  /**
+   * RFC 9110's IMF-fixdate ({@code Wed, 02 Jan 2030 10:00:00 GMT}), as in Date and Expires, written field by field:
+   * a DateTimeFormatter pattern took about a fifth of the CPU that idem-http and the example API spend on a replay
+   * answered from the local cache (profiled with JFR under the HTTP benchmark's load).
+   */
+  static String httpDate(Instant instant) {
+    LocalDateTime utc = LocalDateTime.ofEpochSecond(instant.getEpochSecond(), 0, ZoneOffset.UTC);
+    StringBuilder date = new StringBuilder(29)
+        .append(DAYS[utc.getDayOfWeek().ordinal()]).append(", ");
+    twoDigits(date, utc.getDayOfMonth()).append(' ').append(MONTHS[utc.getMonthValue() - 1]).append(' ');
+    int year = utc.getYear();
+    if (year < 1000) {
+      date.append(year < 10 ? "000" : year < 100 ? "00" : "0");
+    }
+    date.append(year).append(' ');
+    twoDigits(date, utc.getHour()).append(':');
+    twoDigits(date, utc.getMinute()).append(':');
+    return twoDigits(date, utc.getSecond()).append(" GMT").toString();
+  }
+
+  private static StringBuilder twoDigits(StringBuilder out, int value) {
+    return out.append((char) ('0' + value / 10)).append((char) ('0' + value % 10));
   }
 
   private static void checkClientId(String clientId) {

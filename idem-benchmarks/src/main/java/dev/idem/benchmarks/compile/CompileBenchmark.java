@@ -37,6 +37,9 @@ import javax.tools.ToolProvider;
  */
 public final class CompileBenchmark {
 
+  /** Interfaces of the tree with bodies: 200 commands, each with its implementation and the code it calls. */
+  public static final int REAL_CODE_INTERFACES = 40;
+
   /**
    * The outcome: wall times and the compiling thread's CPU times in milliseconds per repetition, in run order, the
    * jars (file names) on the class path and the processor path that every variant used, and where the sources and
@@ -48,7 +51,17 @@ public final class CompileBenchmark {
       int generatedFiles,
       List<Double> withoutProcessorCpuMillis, List<Double> withProcessorCpuMillis,
       List<Double> pregeneratedCpuMillis, List<Double> noOpProcessorCpuMillis,
-      List<String> classPath, List<String> processorPath, Output output) {
+      List<String> classPath, List<String> processorPath, Output output, boolean withBodies, long sourceLines) {
+
+    /** @return the commands in the tree */
+    public int commands() {
+      return interfaces * methodsPerInterface;
+    }
+
+    /** @return the wall time the processor adds per command, medians, in milliseconds */
+    public double addedMillisPerCommand() {
+      return (medianWith() - medianWithout()) / commands();
+    }
 
     public double medianWithoutCpu() {
       return median(withoutProcessorCpuMillis);
@@ -198,6 +211,7 @@ public final class CompileBenchmark {
       results.add(run(200, 5, genericResults, warmUps, repetitions, Output.memory()));
     }
     results.add(run(200, 5, false, warmUps, repetitions, Output.disk()));
+    results.add(run(REAL_CODE_INTERFACES, 5, false, warmUps, repetitions, Output.memory(), true));
     for (Result r : results) {
       boolean genericResults = r.genericResults();
       System.out.println("Written to " + r.output().describe() + ":");
@@ -229,13 +243,23 @@ public final class CompileBenchmark {
    */
   public static Result run(int interfaces, int methods, boolean genericResults, int warmUps, int repetitions,
       Output output) throws IOException {
+    return run(interfaces, methods, genericResults, warmUps, repetitions, output, false);
+  }
+
+  /**
+   * @param withBodies whether the tree also holds the commands' implementations and the code they call (see
+   *     {@link SourceTree#write(Path, int, int, boolean, boolean)}): the module with real code of the +35% target
+   */
+  public static Result run(int interfaces, int methods, boolean genericResults, int warmUps, int repetitions,
+      Output output, boolean withBodies) throws IOException {
     JavaCompiler javac = ToolProvider.getSystemJavaCompiler();
     if (javac == null) {
       throw new IllegalStateException("No system Java compiler: run on a JDK, not a JRE");
     }
     Path root = Files.createTempDirectory(output.parent(), "idem-compile-bench");
     try {
-      List<Path> sources = SourceTree.write(root.resolve("src"), interfaces, methods, genericResults);
+      List<Path> sources = SourceTree.write(root.resolve("src"), interfaces, methods, genericResults, withBodies);
+      long sourceLines = SourceTree.lines(sources);
       List<Path> available = Stream.of(System.getProperty("java.class.path").split(File.pathSeparator))
           .map(Path::of).toList();
       List<Path> classPathEntries = pick(available, USER_CLASS_PATH);
@@ -277,7 +301,7 @@ public final class CompileBenchmark {
       }
       return new Result(genericResults, interfaces, methods, warmUps, millis.get(0), millis.get(1), millis.get(2),
           millis.get(3), generated, cpuMillis.get(0), cpuMillis.get(1), cpuMillis.get(2), cpuMillis.get(3),
-          fileNames(classPathEntries), fileNames(processorPathEntries), output);
+          fileNames(classPathEntries), fileNames(processorPathEntries), output, withBodies, sourceLines);
     } finally {
       delete(root);
     }

@@ -2,6 +2,7 @@ package dev.idem.benchmarks.jmh;
 
 import dev.idem.testing.TestDatabase;
 import dev.idem.benchmarks.compile.CompileBenchmark;
+import dev.idem.benchmarks.http.HttpBenchmark;
 import dev.idem.benchmarks.report.Figure;
 import dev.idem.benchmarks.report.MachineInfo;
 import dev.idem.benchmarks.report.MarkdownReport;
@@ -44,6 +45,8 @@ import org.openjdk.jmh.runner.options.TimeValue;
  *       properties apply);
  *   <li>{@code bench.consumerReport}: a Markdown section written by the consumer benchmark earlier, included.
  *   <li>{@code bench.retentionReport}: a Markdown section written by the retention benchmark earlier, included.
+ *   <li>{@code bench.http=false}: leaves out the HTTP benchmark ({@link HttpBenchmark}, on PostgreSQL; its
+ *       {@code bench.http.*} properties apply).
  * </ul>
  */
 public final class BenchmarkMain {
@@ -96,6 +99,9 @@ public final class BenchmarkMain {
           CompileBenchmark.Output.memory()));
     }
     compiles.add(CompileBenchmark.run(200, 5, false, compileWarmUps, compileRounds, CompileBenchmark.Output.disk()));
+    // The +35% target's module with real code: commands with their implementations and the code they call.
+    compiles.add(CompileBenchmark.run(CompileBenchmark.REAL_CODE_INTERFACES, 5, false, compileWarmUps, compileRounds,
+        CompileBenchmark.Output.memory(), true));
     load.add("after compiling " + MachineInfo.loadAverage());
 
     JmhSettings settings = quick
@@ -121,11 +127,31 @@ public final class BenchmarkMain {
       load.add("after the interleaved runs " + MachineInfo.loadAverage());
     }
 
+    // The example payments API under keep-alive load on both servers (PostgreSQL), last: its own JVM threads and
+    // servers must not run beside JMH's forks.
+    HttpBenchmark.Outcome http = null;
+    String httpFailure = null;
+    if (!"false".equals(System.getProperty("bench.http"))
+        && TestDatabase.POSTGRESQL.unreachableReason() == null) {
+      progress("HTTP benchmark");
+      try {
+        http = HttpBenchmark.run(quick ? 2 : HttpBenchmark.SECONDS, quick ? 1 : HttpBenchmark.ROUNDS);
+      } catch (Exception e) {
+        // The figures measured so far still make a report; the failure is listed in it and fails the run.
+        e.printStackTrace();
+        httpFailure = "the HTTP benchmark (" + e + ")";
+      }
+      load.add("after the HTTP runs " + MachineInfo.loadAverage());
+    }
+
     Duration took = Duration.between(started, Instant.now().truncatedTo(ChronoUnit.SECONDS));
     String command = COMMAND + (quick ? " -Dbench.quick=true" : "");
     List<String> missing = missing(databases, figures);
+    if (httpFailure != null) {
+      missing.add(httpFailure);
+    }
     String markdown = MarkdownReport.render(new ReportInput(command, quick, gitCommit(), started, took, load,
-        descriptions, skipped, settings, figures, paired, counts, compiles, consumerSection(), missing));
+        descriptions, skipped, settings, figures, paired, counts, compiles, consumerSection(), http, missing));
     Files.createDirectories(report.getParent());
     Files.writeString(report, markdown);
     System.out.println(markdown);

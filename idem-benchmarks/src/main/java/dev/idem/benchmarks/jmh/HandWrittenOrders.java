@@ -21,24 +21,29 @@ abstract class HandWrittenOrders {
   /** Where the pattern claims its keys: its own lean table, or one shaped like idem's record table. */
   enum KeyTable {
     /** {@code request_keys}: the key as primary key, the response, a timestamp. */
-    LEAN("request_keys", "request_key", "", ""),
+    LEAN("request_keys", "request_key", "", "", "request_key = ?"),
     /**
      * {@code request_keys_wide}: idem_record's shape (scope + key as primary key, state, fingerprint, expiry, an index
      * on the expiry), to tell what the record's shape costs from what idem's code costs.
      */
     IDEM_SHAPED("request_keys_wide", "request_key", ", scope, state, fingerprint, expires_at",
-        ", 'bench.orders.place', 'COMPLETED', '0000000000000000000000000000000000000000000000000000000000000000', ?");
+        ", 'bench.orders.place', 'COMPLETED', '0000000000000000000000000000000000000000000000000000000000000000', ?",
+        // The whole primary key, as idem finds its record: by the key alone no index would serve.
+        "scope = 'bench.orders.place' AND request_key = ?");
 
     final String table;
     final String keyColumn;
     final String extraColumns;
     final String extraValues;
+    /** The WHERE condition that finds a key's row, its one parameter the key. */
+    final String byKey;
 
-    KeyTable(String table, String keyColumn, String extraColumns, String extraValues) {
+    KeyTable(String table, String keyColumn, String extraColumns, String extraValues, String byKey) {
       this.table = table;
       this.keyColumn = keyColumn;
       this.extraColumns = extraColumns;
       this.extraValues = extraValues;
+      this.byKey = byKey;
     }
 
     String columns() {
@@ -176,7 +181,7 @@ abstract class HandWrittenOrders {
 
   private void writeResponse(Connection connection, String requestKey, OrderReceipt receipt) throws SQLException {
     try (PreparedStatement complete = connection.prepareStatement("UPDATE " + keyTable.table
-        + " SET order_id = ?, total_cents = ? WHERE " + keyTable.keyColumn + " = ?")) {
+        + " SET order_id = ?, total_cents = ? WHERE " + keyTable.byKey)) {
       complete.setLong(1, receipt.orderId());
       complete.setLong(2, receipt.totalCents());
       complete.setString(3, requestKey);
@@ -188,7 +193,7 @@ abstract class HandWrittenOrders {
   abstract boolean claim(Connection connection, String requestKey, PlaceOrder order) throws SQLException;
 
   String selectEarlierSql() {
-    return "SELECT order_id, total_cents FROM " + keyTable.table + " WHERE " + keyTable.keyColumn + " = ?";
+    return "SELECT order_id, total_cents FROM " + keyTable.table + " WHERE " + keyTable.byKey;
   }
 
   boolean insertKey(Connection connection, String sql, String requestKey, PlaceOrder order)

@@ -191,6 +191,13 @@ public class IdemBenchmarks {
   }
 
   @Benchmark
+  public OrderReceipt handWrittenReplay(Db db, CompletedKeys keys, Caller caller) throws SQLException {
+    long n = caller.next();
+    return db.operations.handWrittenReplay(Operations.replayKey(caller.threadIndex, n),
+        Operations.order(Operations.replayOrderId(caller.threadIndex, n)));
+  }
+
+  @Benchmark
   public TransitionResult transitionApplied(Db db, Invoices invoices, Caller caller) {
     return db.operations.transitionApplied(caller.threadIndex, caller.next());
   }

@@ -16,11 +16,15 @@ public enum Operation {
       "(3b) idem TRANSACTIONAL, first execution, void, opt-in bodiesNeverCommitImplicitly"),
   IDEM_CLAIM("idemClaim", "(4) idem CLAIM, first execution, stores a result"),
   HAND_WRITTEN_COMPLETED_AFTER("handWrittenCompletedAfter",
-      "(2c) floor of a stored result: hand-written, the key claimed first, the response written by an UPDATE after"
-          + " the business write, one commit"),
+      "(2c) floor of a stored result: hand-written, the key claimed first in the idem_record-shaped table, the"
+          + " response written by an UPDATE after the business write, one commit"),
   HAND_WRITTEN_CLAIM_FIRST("handWrittenClaimFirst",
-      "(4b) floor of CLAIM: hand-written, the key committed before the work, then work + completion + commit"),
+      "(4b) floor of CLAIM: hand-written, the key committed first in the idem_record-shaped table, then work +"
+          + " completion + commit"),
   IDEM_REPLAY("idemReplay", "(5) idem replay of a completed key, no cache"),
+  HAND_WRITTEN_REPLAY("handWrittenReplay",
+      "(5b) floor of a replay: hand-written, one SELECT of idem's record in auto-commit, the payload's fingerprint"
+          + " checked, the stored JSON read into the result"),
   IDEM_REPLAY_CACHED("idemReplayCached", "(5) idem replay of a completed key, local cache"),
   TRANSITION_APPLIED("transitionApplied", "(6) idem state transition applied"),
   TRANSITION_REPEATED("transitionRepeated", "(6) idem state transition repeated");
@@ -39,6 +43,29 @@ public enum Operation {
 
   public String label() {
     return label;
+  }
+
+  /**
+   * The same-guarantee floor of an idem path: hand-written JDBC that gives the caller what idem guarantees on this
+   * path (a key row shaped like idem_record, so with a fingerprint and an expiry; the claim before the work where idem
+   * claims first; the response stored where idem stores one), the least any implementation keeping those guarantees
+   * pays. Issue #26's targets judge each idem path against it (not against the plain hand-written pattern, which
+   * stores no fingerprint, no result and claims nothing before the work).
+   *
+   * @return the floor, or null if this is not a judged idem path
+   */
+  public Operation floor() {
+    return switch (this) {
+      // No result: the key row written with the business write, one commit.
+      case IDEM_TRANSACTIONAL_VOID, IDEM_TRANSACTIONAL_VOID_PROMISED -> HAND_WRITTEN_IDEM_SHAPED;
+      // A stored result: the key claimed before the work (a concurrent duplicate waits on it), the response after.
+      case IDEM_TRANSACTIONAL -> HAND_WRITTEN_COMPLETED_AFTER;
+      // The claim committed before the work, then work and response in a second commit.
+      case IDEM_CLAIM -> HAND_WRITTEN_CLAIM_FIRST;
+      // A read of the stored response by key, the payload's fingerprint checked.
+      case IDEM_REPLAY -> HAND_WRITTEN_REPLAY;
+      default -> null;
+    };
   }
 
   /** @return the operation whose benchmark method ends {@code benchmarkName}, or null */

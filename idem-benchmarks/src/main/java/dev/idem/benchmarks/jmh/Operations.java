@@ -33,6 +33,7 @@ final class Operations {
   private final HandWrittenOrders handWritten;
   private final HandWrittenOrders handWrittenIdemShaped;
   private final HandWrittenOrders handWrittenStatementTransaction;
+  private final HandWrittenReplay handWrittenReplay;
   private final InvoiceFlow invoices;
 
   Operations(TestDatabase database, DataSource dataSource) {
@@ -53,6 +54,7 @@ final class Operations {
         HandWrittenOrders.KeyTable.LEAN, database == TestDatabase.MARIADB
             ? HandWrittenOrders.TransactionStart.STATEMENTS
             : HandWrittenOrders.TransactionStart.AUTO_COMMIT_SWITCH);
+    this.handWrittenReplay = new HandWrittenReplay(dataSource, "bench.orders.place");
     this.invoices = new InvoiceFlow_Idempotent(runtime);
   }
 
@@ -115,6 +117,7 @@ final class Operations {
       case IDEM_CLAIM -> idemClaim(key, order);
       case HAND_WRITTEN_CLAIM_FIRST -> handWrittenClaimFirst(key, order);
       case IDEM_REPLAY -> idemReplay(replayKey(threadIndex, n), order(replayOrderId(threadIndex, n)));
+      case HAND_WRITTEN_REPLAY -> handWrittenReplay(replayKey(threadIndex, n), order(replayOrderId(threadIndex, n)));
       case IDEM_REPLAY_CACHED -> idemReplayCached(replayKey(threadIndex, n), order(replayOrderId(threadIndex, n)));
       case TRANSITION_APPLIED -> transitionApplied(threadIndex, n);
       case TRANSITION_REPEATED -> transitionRepeated(threadIndex);
@@ -200,13 +203,18 @@ final class Operations {
     return orders.placeOrderClaimed(key, order);
   }
 
-  /** The floor of CLAIM's shape, by hand: the key committed first, then the work and the response committed. */
+  /**
+   * The floor of a TRANSACTIONAL command with a result, by hand: the key claimed first in a key table shaped like
+   * idem_record (so the row carries what idem's guarantees need: fingerprint, state, expiry), the business write,
+   * the response written by an UPDATE, one commit.
+   */
   OrderReceipt handWrittenCompletedAfter(String key, PlaceOrder order) throws SQLException {
-    return handWritten.placeOrderCompletedAfter(key, order);
+    return handWrittenIdemShaped.placeOrderCompletedAfter(key, order);
   }
 
+  /** The floor of CLAIM, by hand: the key committed first (idem_record's shape), then work, response, commit. */
   OrderReceipt handWrittenClaimFirst(String key, PlaceOrder order) throws SQLException {
-    return handWritten.placeOrderClaimFirst(key, order);
+    return handWrittenIdemShaped.placeOrderClaimFirst(key, order);
   }
 
   // ---- (5) replays of completed keys.
@@ -225,6 +233,11 @@ final class Operations {
 
   OrderReceipt idemReplay(String key, PlaceOrder order) {
     return uncachedOrders.placeOrder(key, order);
+  }
+
+  /** The floor of {@link #idemReplay}: see {@link HandWrittenReplay}. */
+  OrderReceipt handWrittenReplay(String key, PlaceOrder order) throws SQLException {
+    return handWrittenReplay.replay(key, order);
   }
 
   /** Answered from the local cache once the key was seen (the first round through the keys fills it). */

@@ -37,7 +37,7 @@ public final class PairedBenchmark {
       Operation.HAND_WRITTEN_IDEM_SHAPED, Operation.HAND_WRITTEN_STATEMENT_TRANSACTION,
       Operation.HAND_WRITTEN_COMPLETED_AFTER, Operation.IDEM_TRANSACTIONAL,
       Operation.IDEM_TRANSACTIONAL_VOID, Operation.IDEM_TRANSACTIONAL_VOID_PROMISED, Operation.IDEM_CLAIM,
-      Operation.HAND_WRITTEN_CLAIM_FIRST, Operation.IDEM_REPLAY);
+      Operation.HAND_WRITTEN_CLAIM_FIRST, Operation.IDEM_REPLAY, Operation.HAND_WRITTEN_REPLAY);
 
   /** How a run is shaped. */
   public record Settings(List<Operation> variants, List<Integer> threads, int blockMillis, int rounds,
@@ -119,6 +119,36 @@ public final class PairedBenchmark {
         }
       }
       return null;
+    }
+
+    /**
+     * {@code operation}'s rate over {@code floor}'s in each round (every round runs every variant, so that rounds
+     * pair up as they do with the baseline), or null unless both ran on this database and thread count.
+     */
+    public RoundRatios ratiosOver(Operation operation, Operation floor, String database, int threads) {
+      Series measured = find(operation, database, threads);
+      Series under = find(floor, database, threads);
+      if (measured == null || under == null) {
+        return null;
+      }
+      List<Double> ratios = new ArrayList<>();
+      for (int i = 0; i < measured.opsPerSecond().size(); i++) {
+        ratios.add(measured.opsPerSecond().get(i) / under.opsPerSecond().get(i));
+      }
+      return new RoundRatios(ratios);
+    }
+  }
+
+  /** Per-round ratios of two variants, with their median and its bootstrap interval. */
+  public record RoundRatios(List<Double> ratios) {
+
+    public double median() {
+      return PairedBenchmark.median(ratios);
+    }
+
+    /** A bootstrap 95% interval of the median: {low, high}. */
+    public double[] interval() {
+      return bootstrapMedianInterval(ratios);
     }
   }
 
@@ -320,6 +350,14 @@ public final class PairedBenchmark {
   }
 
   // ---- statistics
+
+  public static double median(double[] values) {
+    return median(Arrays.stream(values).boxed().toList());
+  }
+
+  public static double[] bootstrapMedianInterval(double[] values) {
+    return bootstrapMedianInterval(Arrays.stream(values).boxed().toList());
+  }
 
   static double median(List<Double> values) {
     double[] sorted = values.stream().mapToDouble(Double::doubleValue).sorted().toArray();

@@ -99,7 +99,8 @@ public final class StatementCounter {
     if (operation == Operation.DB_LIMIT) {
       throw new AssertionError("counted with its held connection");
     }
-    boolean replay = operation == Operation.IDEM_REPLAY || operation == Operation.IDEM_REPLAY_CACHED;
+    boolean replay = operation == Operation.IDEM_REPLAY || operation == Operation.IDEM_REPLAY_CACHED
+        || operation == Operation.HAND_WRITTEN_REPLAY;
     boolean transition = operation == Operation.TRANSITION_APPLIED || operation == Operation.TRANSITION_REPEATED;
     // Replays go round the warm-up calls' keys, so that the cached replay finds them in its cache; replays and
     // transitions use thread index 0's keys and invoices, first executions a key space of their own.

@@ -1,6 +1,7 @@
 package dev.idem.benchmarks.report;
 
 import dev.idem.benchmarks.compile.CompileBenchmark;
+import dev.idem.benchmarks.http.HttpBenchmark;
 import dev.idem.benchmarks.jmh.Operation;
 import dev.idem.benchmarks.jmh.StatementCounter.PerCall;
 import dev.idem.benchmarks.jmh.PairedBenchmark;
@@ -13,7 +14,8 @@ import java.util.Map;
  * Everything one run measured and the conditions it ran under; rendered by {@link MarkdownReport}. {@code compiles}
  * holds the compile benchmark's variants (record results, generic results); {@code paired} holds the interleaved ratios
  * ({@link PairedBenchmark}), or null if they were not measured; {@code consumerSection} is the Markdown
- * the consumer benchmark wrote in the same session, or null.
+ * the consumer benchmark wrote in the same session, or null; {@code http} the HTTP benchmark's section and verdicts,
+ * or null if it did not run.
  */
 public record ReportInput(
     String command,
@@ -30,6 +32,7 @@ public record ReportInput(
     Map<String, Map<Operation, PerCall>> counts,
     List<CompileBenchmark.Result> compiles,
     String consumerSection,
+    HttpBenchmark.Outcome http,
     List<String> failedRuns) {
 
   /** A database as the run found it: version and the settings that decide commit cost. */

@@ -1,5 +1,6 @@
 package dev.idem.http.jdk;
 
+import com.sun.net.httpserver.Headers;
 import com.sun.net.httpserver.HttpExchange;
 import com.sun.net.httpserver.HttpServer;
 import dev.idem.http.HttpReply;
@@ -8,7 +9,6 @@ import java.io.IOException;
 import java.io.OutputStream;
 import java.net.InetSocketAddress;
 import java.util.List;
-import java.util.Map;
 
 /**
  * Adapts the JDK's built-in {@code com.sun.net.httpserver} (module {@code jdk.httpserver}, no dependency):
@@ -85,14 +85,13 @@ public final class JdkHttpServer {
    * @throws IOException if the client went away
    */
   public static void send(HttpExchange exchange, HttpReply reply) throws IOException {
-    for (Map.Entry<String, String> header : reply.headers().entrySet()) {
-      exchange.getResponseHeaders().set(header.getKey(), header.getValue());
-    }
-    byte[] body = reply.body();
-    // -1 tells HttpServer there is no body; 0 would mean chunked.
-    exchange.sendResponseHeaders(reply.status(), body.length == 0 ? -1 : body.length);
+    Headers headers = exchange.getResponseHeaders();
+    reply.forEachHeader(headers::set);
+    int length = reply.bodyLength();
+    // -1 tells HttpServer there is no body; 0 would mean chunked. A known length: one Content-Length, no chunks.
+    exchange.sendResponseHeaders(reply.status(), length == 0 ? -1 : length);
     try (OutputStream out = exchange.getResponseBody()) {
-      out.write(body);
+      reply.writeBody(out);
     }
   }
 }
