@@ -361,7 +361,7 @@ public final class RedisFrontTier implements FrontTier, AutoCloseable {
   }
 
   private void failed(String operation, RuntimeException failure, long start) {
-    circuit.failed();
+    circuit.failed(start);
     long elapsed = System.nanoTime() - start;
     safely(() -> listener.frontTierCommand(operation, failure, elapsed));
   }

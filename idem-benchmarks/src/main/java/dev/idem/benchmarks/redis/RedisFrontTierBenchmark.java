@@ -3,6 +3,7 @@ package dev.idem.benchmarks.redis;
 import dev.idem.benchmarks.jmh.BenchDatabase;
 import dev.idem.redis.RedisFrontTier;
 import dev.idem.runtime.IdemRuntime;
+import dev.idem.runtime.IdempotencyListener;
 import dev.idem.runtime.IdempotencyInProgressException;
 import dev.idem.testing.CountingDataSource;
 import dev.idem.testing.TestDatabase;
@@ -23,6 +24,7 @@ import java.util.concurrent.Future;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicInteger;
 import java.util.concurrent.atomic.AtomicLong;
+import java.util.concurrent.atomic.LongAdder;
 import java.util.regex.Matcher;
 import java.util.regex.Pattern;
 
@@ -44,6 +46,56 @@ public final class RedisFrontTierBenchmark {
 
   private static final int THREADS = 8;
   private static final int COPIES = 10;
+
+  /**
+   * What the tier answered and what Redis did, per variant: a fallback (Redis did not answer in time, or the circuit
+   * was open) sends the call to the database, so a loaded machine shows up here rather than only in the throughput.
+   */
+  private static final class TierCounts implements IdempotencyListener {
+    final LongAdder hits = new LongAdder();
+    final LongAdder misses = new LongAdder();
+    final LongAdder fallbacks = new LongAdder();
+    final LongAdder redisErrors = new LongAdder();
+    final LongAdder circuitOpened = new LongAdder();
+
+    @Override
+    public void frontTierHit(String scope, String key) {
+      hits.increment();
+    }
+
+    @Override
+    public void frontTierMiss(String scope, String key) {
+      misses.increment();
+    }
+
+    @Override
+    public void frontTierFallback(String scope, String key) {
+      fallbacks.increment();
+    }
+
+    @Override
+    public void frontTierCommand(String operation, Throwable failure, long elapsedNanos) {
+      if (failure != null) {
+        redisErrors.increment();
+      }
+    }
+
+    @Override
+    public void frontTierCircuit(boolean open) {
+      if (open) {
+        circuitOpened.increment();
+      }
+    }
+
+    /** The counts since the last call, which resets them. */
+    String sinceLast() {
+      return String.format("front tier: %d hits, %d misses, %d fallbacks; Redis: %d failed commands, circuit"
+          + " opened %d times", hits.sumThenReset(), misses.sumThenReset(), fallbacks.sumThenReset(),
+          redisErrors.sumThenReset(), circuitOpened.sumThenReset());
+    }
+  }
+
+  private static final TierCounts TIER_COUNTS = new TierCounts();
 
   private record Result(String name, int calls, double seconds, long roundTrips, long connections, long inFlight) {
     double callsPerSecond() {
@@ -68,7 +120,7 @@ public final class RedisFrontTierBenchmark {
     List<Result> results = new ArrayList<>();
     String prefix = "idem-bench:" + UUID.randomUUID().toString().substring(0, 8) + ":";
     try (BenchDatabase database = BenchDatabase.open(TestDatabase.POSTGRESQL);
-         RedisFrontTier tier = RedisFrontTier.builder().keyPrefix(prefix)
+         RedisFrontTier tier = RedisFrontTier.builder().keyPrefix(prefix).listener(TIER_COUNTS)
              .connect(RedisURI.create("redis://127.0.0.1:6379"))) {
       IdemRuntime.builder().dataSource(database.dataSource()).build().createSchema();
       database.execute("ANALYZE");
@@ -127,8 +179,9 @@ public final class RedisFrontTierBenchmark {
     CountingDataSource counting = new CountingDataSource(database.dataSource());
     IdemRuntime.Builder builder = IdemRuntime.builder().dataSource(counting).resultCache(false);
     if (tier != null) {
-      builder.frontTier(tier);
+      builder.frontTier(tier).listener(TIER_COUNTS);
     }
+    TIER_COUNTS.sinceLast();
     IdemRuntime runtime = builder.build();
     AtomicLong ids = new AtomicLong(System.nanoTime());
     RedisOrders orders = new RedisOrders_Idempotent((requestId, sku, quantity) -> {
@@ -182,7 +235,7 @@ public final class RedisFrontTierBenchmark {
     CountingDataSource.Counts used = counting.counts().minus(before);
     long roundTrips = used.statements() + used.commits() + used.rollbacks();
     Result result = new Result(name, calls.size(), seconds, roundTrips, used.connections(), inFlight.get());
-    System.out.println(result.row());
+    System.out.println(result.row() + (tier == null ? "" : "  " + TIER_COUNTS.sinceLast()));
     return result;
   }
 
