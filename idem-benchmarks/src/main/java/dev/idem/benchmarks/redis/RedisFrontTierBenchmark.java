@@ -40,7 +40,8 @@ import java.util.regex.Pattern;
  *
  * <p>{@code mvn -q -Pbench -pl idem-benchmarks -am verify -DskipTests
  * -Dbench.mainClass=dev.idem.benchmarks.redis.RedisFrontTierBenchmark}; {@code idem.bench.redisKeys} (distinct
- * keys, default 3000), {@code idem.bench.redisBatches} (consumer batches, default 300).
+ * keys, default 3000), {@code idem.bench.redisWarmUpKeys} (distinct keys of each warm-up pass, default 1000),
+ * {@code idem.bench.redisBatches} (consumer batches, default 300).
  */
 public final class RedisFrontTierBenchmark {
 
@@ -124,9 +125,13 @@ public final class RedisFrontTierBenchmark {
              .connect(RedisURI.create("redis://127.0.0.1:6379"))) {
       IdemRuntime.builder().dataSource(database.dataSource()).build().createSchema();
       database.execute("ANALYZE");
-      // Warm-up of both paths, then the measured runs, each on keys of its own.
-      run("warm-up without", database, null, 300, "w0");
-      run("warm-up with", database, tier, 300, "w1");
+      // Warm-up of both paths (first calls and replays: the replay path through Lettuce and Netty needs some 10^4
+      // calls before the JIT has compiled it; with 3,000 calls it ran at a third of its warm rate), then the measured
+      // runs, each on keys of its own.
+      int warmUpKeys = Integer.getInteger("idem.bench.redisWarmUpKeys", 1000);
+      run("warm-up without", database, null, warmUpKeys, "w0");
+      run("warm-up with", database, tier, warmUpKeys, "w1");
+      run("warm-up with, replays only", database, tier, warmUpKeys, "w1");
       database.execute("ANALYZE");
       results.add(run("database only", database, null, keys, "a"));
       results.add(run("Redis front tier", database, tier, keys, "b"));
@@ -247,7 +252,12 @@ public final class RedisFrontTierBenchmark {
       IdemRuntime runtime = IdemRuntime.builder().dataSource(unused).dialect(dev.idem.runtime.Dialect.H2)
           .recordStore(store).build();
       RedisOnlyNotifications notifications = new RedisOnlyNotifications_Idempotent((id, text) -> id, runtime);
-      notifications.notify("warm-up", "x");
+      // Warm-up (claim, completion and their Lua script through Lettuce and Netty, until the JIT compiled them): with
+      // a single call before, the measured calls ran cold.
+      int warmUpCalls = Integer.getInteger("idem.bench.redisWarmUpKeys", 1000) * COPIES;
+      for (int i = 0; i < warmUpCalls; i++) {
+        notifications.notify("warm-up-" + i, "x");
+      }
       AtomicInteger next = new AtomicInteger();
       ExecutorService threads = Executors.newFixedThreadPool(THREADS);
       long start = System.nanoTime();
