@@ -68,8 +68,8 @@ class RedisRecordAdminTest extends DatabaseContract {
     release = new CountDownLatch(0);
     store = RedisRecordStore.builder().keyPrefix(keys.prefix).connect(RedisTestKeys.SHARED);
     admin = RedisRecordAdmin.builder().keyPrefix(keys.prefix).connect(RedisTestKeys.SHARED);
-    node = new Reminders_Idempotent(new Work(), IdemRuntime.builder().dataSource(database.dataSource())
-        .dialect(Dialect.H2).recordStore(store).build());
+    node = new Reminders_Idempotent(new SameBodyReminders(this::send),
+        IdemRuntime.builder().dataSource(database.dataSource()).dialect(Dialect.H2).recordStore(store).build());
   }
 
   @AfterEach
@@ -86,33 +86,16 @@ class RedisRecordAdminTest extends DatabaseContract {
     keys.close();
   }
 
-  private final class Work implements Reminders {
-    @Override
-    public String send(String reminderId, String text) {
-      int run = executions.incrementAndGet();
-      started[0].countDown();
-      try {
-        release.await(30, TimeUnit.SECONDS);
-      } catch (InterruptedException e) {
-        Thread.currentThread().interrupt();
-      }
-      return reminderId + ":" + text + ":" + run;
+  /** The body of every command: counts, then runs until {@link #release} opens. */
+  private String send(String reminderId, String text) {
+    int run = executions.incrementAndGet();
+    started[0].countDown();
+    try {
+      release.await(30, TimeUnit.SECONDS);
+    } catch (InterruptedException e) {
+      Thread.currentThread().interrupt();
     }
-
-    @Override
-    public String sendWaiting(String reminderId, String text) {
-      return send(reminderId, text);
-    }
-
-    @Override
-    public String sendShortLease(String reminderId, String text) {
-      return send(reminderId, text);
-    }
-
-    @Override
-    public String click(String userId, String button) {
-      return send(userId, button);
-    }
+    return reminderId + ":" + text + ":" + run;
   }
 
   /** A call whose body runs until {@link #release} opens: its claim is in flight meanwhile. */
