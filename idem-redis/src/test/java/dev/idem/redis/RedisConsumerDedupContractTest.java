@@ -27,8 +27,9 @@ import org.junit.jupiter.api.Timeout;
 
 /**
  * Consumer batches with Redis in front of the database's consume log, on the shared Redis (a prefix of this class's
- * own), once per database (a subclass per {@link TestDatabase}): redeliveries skipped from Redis without a connection, the database deciding whatever Redis does not
- * know, and the Bloom prefilter skipping only Redis reads, never messages.
+ * own), once per database (a subclass per {@link TestDatabase}): redeliveries skipped from Redis without a
+ * connection, the database deciding whatever Redis does not know, and the Bloom prefilter skipping only Redis reads,
+ * never messages.
  */
 @Timeout(60)
 abstract class RedisConsumerDedupContractTest extends DatabaseContract {

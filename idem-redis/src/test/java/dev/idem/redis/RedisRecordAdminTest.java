@@ -146,7 +146,8 @@ class RedisRecordAdminTest extends DatabaseContract {
           new dev.idem.runtime.FrontTier.Completed("f", "\"x\"", null, null, 0, 0)));
     }
     for (int i = 0; i < 3; i++) {
-      assertTrue(store.claim(SCOPE, run + "claimed-" + i, "owner-" + i, "f", Duration.ofMinutes(1)).found() == RecordStore.Found.CLAIMED);
+      assertEquals(RecordStore.Found.CLAIMED,
+          store.claim(SCOPE, run + "claimed-" + i, "owner-" + i, "f", Duration.ofMinutes(1)).found());
     }
     store.claim("redis.reminders.sendWaiting", run + "other", "owner-x", "f", Duration.ofMinutes(1));
 
