@@ -62,6 +62,12 @@ public final class IdemCli implements Runnable {
     if (System.getProperty("mariadb.logging.disable") == null) {
       System.setProperty("mariadb.logging.disable", "true");
     }
+    // Lettuce (--redis) logs through SLF4J, which the jar has no binding for: without these, every --redis run
+    // starts with three lines on stderr saying so. Errors reach the operator through the CLI's own message.
+    if (System.getProperty("slf4j.provider") == null) {
+      System.setProperty("slf4j.provider", "org.slf4j.helpers.NOP_FallbackServiceProvider");
+      System.setProperty("slf4j.internal.verbosity", "WARN");
+    }
     PrintWriter out = new PrintWriter(System.out, true, StandardCharsets.UTF_8);
     PrintWriter err = new PrintWriter(System.err, true, StandardCharsets.UTF_8);
     int code = getCommandLine(out, err, System.getenv()).execute(args);
