@@ -4,10 +4,12 @@ import java.util.Map;
 import picocli.CommandLine.Option;
 
 /**
- * Where idem's table is: a mixin of the root command and of every subcommand, so that the options may come before
- * or after the subcommand ({@code idem --url ... stats} and {@code idem stats --url ...}); a subcommand's own value
- * wins. Unset options fall back to the environment ({@code IDEM_URL}, {@code IDEM_USER}, {@code IDEM_PASSWORD},
- * {@code IDEM_TABLE}). The password is never printed: no default is shown in the help, and messages mask it.
+ * Where idem's table is (or, with {@code --redis}, the Redis of {@code store = Store.REDIS} records): a mixin of the
+ * root command and of every subcommand, so that the options may come before or after the subcommand
+ * ({@code idem --url ... stats} and {@code idem stats --url ...}); a subcommand's own value wins. Unset options fall
+ * back to the environment ({@code IDEM_URL}, {@code IDEM_USER}, {@code IDEM_PASSWORD}, {@code IDEM_TABLE},
+ * {@code IDEM_REDIS}, {@code IDEM_REDIS_PREFIX}). The password is never printed: no default is shown in the help, and
+ * messages mask it (a password in the Redis URI too).
  */
 final class ConnectionOptions {
 
@@ -28,6 +30,18 @@ final class ConnectionOptions {
           + " idem_record")
   String table;
 
+  @Option(names = "--redis", paramLabel = "URI",
+      description = "Work on the records of store = Store.REDIS commands, which live in this Redis"
+          + " (redis://host:port, rediss:// for TLS) instead of the database; default: $IDEM_REDIS")
+  String redis;
+
+  @Option(names = "--redis-cluster", description = "--redis names a node of a Redis Cluster")
+  boolean redisCluster;
+
+  @Option(names = "--redis-prefix", paramLabel = "PREFIX",
+      description = "The Redis record store's keyPrefix; default: $IDEM_REDIS_PREFIX, else idem-store:")
+  String redisPrefix;
+
   @Option(names = "--json", description = "Print JSON for scripts instead of tables")
   boolean json;
 
@@ -43,6 +57,9 @@ final class ConnectionOptions {
         first(user, outer == null ? null : outer.user, env.get("IDEM_USER")),
         password,
         first(table, outer == null ? null : outer.table, env.get("IDEM_TABLE"), "idem_record"),
+        first(redis, outer == null ? null : outer.redis, env.get("IDEM_REDIS")),
+        redisCluster || outer != null && outer.redisCluster,
+        first(redisPrefix, outer == null ? null : outer.redisPrefix, env.get("IDEM_REDIS_PREFIX"), "idem-store:"),
         json || outer != null && outer.json,
         verbose || outer != null && outer.verbose);
   }
@@ -57,11 +74,38 @@ final class ConnectionOptions {
   }
 
   /** The settings in effect. */
-  record Resolved(String url, String user, String password, String table, boolean json, boolean verbose) {
+  record Resolved(String url, String user, String password, String table, String redis, boolean redisCluster,
+                  String redisPrefix, boolean json, boolean verbose) {
+
+    /** @return whether the command works on Redis-only records (--redis) rather than the database's table */
+    boolean onRedis() {
+      return redis != null;
+    }
+
+    /** @return the password in the Redis URI, to mask in messages; null if none */
+    String redisPassword() {
+      if (redis == null) {
+        return null;
+      }
+      try {
+        // redis://[user:]password@host: without a colon the user info is the password, as Lettuce reads it.
+        String userInfo = java.net.URI.create(redis).getUserInfo();
+        String secret = userInfo == null ? null : userInfo.substring(userInfo.indexOf(':') + 1);
+        return secret == null || secret.isEmpty() ? null : secret;
+      } catch (IllegalArgumentException unreadable) {
+        return null;
+      }
+    }
+
+    /** @return where the records are, for messages */
+    String where() {
+      return onRedis() ? "Redis " + Secrets.maskUrl(redis) + " (prefix " + redisPrefix + ")" : table;
+    }
 
     @Override
     public String toString() {
-      return "Resolved[url=" + Secrets.maskUrl(url) + ", user=" + user + ", table=" + table + "]";
+      return "Resolved[url=" + Secrets.maskUrl(url) + ", user=" + user + ", table=" + table + ", redis="
+          + Secrets.maskUrl(redis) + "]";
     }
   }
 }

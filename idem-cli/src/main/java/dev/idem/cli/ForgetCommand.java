@@ -1,5 +1,6 @@
 package dev.idem.cli;
 
+import dev.idem.redis.RedisRecordAdmin;
 import dev.idem.runtime.IdemAdmin;
 import java.util.LinkedHashMap;
 import java.util.Map;
@@ -12,8 +13,9 @@ import picocli.CommandLine.Parameters;
     + " command again.",
     "Only for a record whose effect is known NOT to have happened (OUTCOME_UNKNOWN: prefer resolve --release), an"
         + " IN_PROGRESS claim whose owner is known dead, or a COMPLETED record that should run again. Other"
-        + " processes' result caches may replay a forgotten completed record until they evict it."},
-    footer = {"", "@|bold Exit codes|@: 0 deleted, 1 no such record, 2 usage, 3 database error"})
+        + " processes' result caches may replay a forgotten completed record until they evict it.",
+    "With --redis: a record of a store = Store.REDIS command (UNLINK of its key)."},
+    footer = {"", "@|bold Exit codes|@: 0 deleted, 1 no such record, 2 usage, 3 database or Redis error"})
 final class ForgetCommand extends OperatorCommand {
 
   @Parameters(index = "0", paramLabel = "SCOPE", description = "The command's scope")
@@ -24,15 +26,26 @@ final class ForgetCommand extends OperatorCommand {
 
   @Override
   public Integer call() {
-    IdemAdmin admin = session().admin();
-    Optional<IdemAdmin.StoredRecord> before = admin.read(scope, key);
-    boolean deleted = admin.forget(scope, key);
+    Optional<IdemAdmin.StoredRecord> before;
+    boolean deleted;
+    if (options().onRedis()) {
+      try (RedisRecordAdmin redis = session().openRedisAdmin()) {
+        before = redis.read(scope, key);
+        deleted = redis.forget(scope, key);
+      } catch (IllegalStateException notIdems) {
+        throw new CliException(ExitCodes.DATABASE, notIdems.getMessage() + "; nothing was deleted", notIdems);
+      }
+    } else {
+      IdemAdmin admin = session().admin();
+      before = admin.read(scope, key);
+      deleted = admin.forget(scope, key);
+    }
     if (!deleted) {
       if (json()) {
         Output.json(out(), Map.of("forgotten", false, "scope", scope, "key", key));
       }
       throw new CliException(ExitCodes.NOT_FOUND, "No record of " + scope + " key '" + key + "' in "
-          + options().table());
+          + options().where());
     }
     String state = before.map(stored -> stored.record().state().name()).orElse(null);
     if (json()) {

@@ -1,6 +1,7 @@
 package dev.idem.cli;
 
 import dev.idem.runtime.IdempotencyStoreException;
+import io.lettuce.core.RedisException;
 import java.io.PrintWriter;
 import java.nio.charset.StandardCharsets;
 import java.sql.SQLException;
@@ -24,10 +25,12 @@ import picocli.CommandLine.Spec;
     description = "Operator commands for idem's table (idem_record): look at a key, settle an OUTCOME_UNKNOWN record,"
         + " purge, count. Connection options go before or after the command.",
     subcommands = {InspectCommand.class, ForgetCommand.class, ResolveCommand.class, PurgeCommand.class, PartitionsCommand.class,
-        StatsCommand.class},
-    footer = {"", "Environment: IDEM_URL, IDEM_USER, IDEM_PASSWORD, IDEM_TABLE stand in for the options.",
+        StatsCommand.class, InFlightCommand.class},
+    footer = {"", "Environment: IDEM_URL, IDEM_USER, IDEM_PASSWORD, IDEM_TABLE, IDEM_REDIS, IDEM_REDIS_PREFIX stand"
+        + " in for the options.",
+        "With --redis URI, inspect, inflight, forget and resolve work on the records of store = Store.REDIS commands.",
         "",
-        "@|bold Exit codes|@: 0 found/done, 1 no such record, 2 usage, 3 database error,",
+        "@|bold Exit codes|@: 0 found/done, 1 no such record, 2 usage, 3 database or Redis error,",
         "  4 resolve: the result does not fit the command's result type, 5 resolve/release: the record's outcome",
         "  is not unknown (nothing changed), 70 unexpected error"})
 public final class IdemCli implements Runnable {
@@ -58,6 +61,12 @@ public final class IdemCli implements Runnable {
     // The CLI reports a failed statement itself (one line on stderr); MariaDB Connector/J would also log it there.
     if (System.getProperty("mariadb.logging.disable") == null) {
       System.setProperty("mariadb.logging.disable", "true");
+    }
+    // Lettuce (--redis) logs through SLF4J, which the jar has no binding for: without these, every --redis run
+    // starts with three lines on stderr saying so. Errors reach the operator through the CLI's own message.
+    if (System.getProperty("slf4j.provider") == null) {
+      System.setProperty("slf4j.provider", "org.slf4j.helpers.NOP_FallbackServiceProvider");
+      System.setProperty("slf4j.internal.verbosity", "WARN");
     }
     PrintWriter out = new PrintWriter(System.out, true, StandardCharsets.UTF_8);
     PrintWriter err = new PrintWriter(System.err, true, StandardCharsets.UTF_8);
@@ -97,7 +106,8 @@ public final class IdemCli implements Runnable {
 
   @Override
   public void run() {
-    throw new ParameterException(spec.commandLine(), "Missing a command: inspect, forget, resolve, purge or stats");
+    throw new ParameterException(spec.commandLine(), "Missing a command: inspect, forget, resolve, purge,"
+        + " partitions, stats or inflight");
   }
 
   Map<String, String> environment() {
@@ -113,11 +123,15 @@ public final class IdemCli implements Runnable {
     PrintWriter err = failed.getErr();
     boolean verbose = current != null ? current.options().verbose() : connection.verbose;
     String password = current == null ? null : current.options().password();
+    String redisPassword = current == null ? null : current.options().redisPassword();
     int code;
     String message;
     if (exception instanceof CliException expected) {
       code = expected.exitCode();
       message = expected.getMessage();
+    } else if (exception instanceof RedisException) {
+      code = ExitCodes.DATABASE;
+      message = "Redis error: " + describe(exception);
     } else if (exception instanceof IdempotencyStoreException || causedBySql(exception)) {
       code = ExitCodes.DATABASE;
       message = "database error: " + describe(exception);
@@ -129,11 +143,12 @@ public final class IdemCli implements Runnable {
       code = INTERNAL_ERROR;
       message = "unexpected error: " + exception + (verbose ? "" : " (--verbose shows where)");
     }
-    err.println("idem " + failed.getCommandName() + ": " + Secrets.mask(message, password));
+    err.println("idem " + failed.getCommandName() + ": "
+        + Secrets.mask(Secrets.mask(message, redisPassword), password));
     if (verbose) {
       StringBuilderWriter trace = new StringBuilderWriter();
       exception.printStackTrace(trace.printWriter());
-      err.print(Secrets.mask(trace.toString(), password));
+      err.print(Secrets.mask(Secrets.mask(trace.toString(), redisPassword), password));
     }
     err.flush();
     return code;

@@ -1,5 +1,6 @@
 package dev.idem.cli;
 
+import dev.idem.redis.RedisRecordAdmin;
 import dev.idem.runtime.IdemAdmin;
 import java.util.Map;
 import java.util.Optional;
@@ -8,8 +9,9 @@ import picocli.CommandLine.Parameters;
 
 @Command(name = "inspect", mixinStandardHelpOptions = true, versionProvider = IdemCli.Version.class,
     description = "Shows one record: state, times, lease and owner, the stored result or failure"
-    + " (or why its outcome is unknown), result shape and payload fingerprint. Reads only.",
-    footer = {"", "@|bold Exit codes|@: 0 found, 1 no such record, 2 usage, 3 database error"})
+    + " (or why its outcome is unknown), result shape and payload fingerprint. Reads only. With --redis: a record"
+    + " of a store = Store.REDIS command (a claim in flight with its owner token, or a completed outcome).",
+    footer = {"", "@|bold Exit codes|@: 0 found, 1 no such record, 2 usage, 3 database or Redis error"})
 final class InspectCommand extends OperatorCommand {
 
   @Parameters(index = "0", paramLabel = "SCOPE", description = "The command's scope, e.g. Payments.charge")
@@ -20,13 +22,22 @@ final class InspectCommand extends OperatorCommand {
 
   @Override
   public Integer call() {
-    Optional<IdemAdmin.StoredRecord> stored = session().admin().read(scope, key);
+    Optional<IdemAdmin.StoredRecord> stored;
+    if (options().onRedis()) {
+      try (RedisRecordAdmin redis = session().openRedisAdmin()) {
+        stored = redis.read(scope, key);
+      } catch (IllegalStateException notIdems) {
+        throw new CliException(ExitCodes.DATABASE, notIdems.getMessage(), notIdems);
+      }
+    } else {
+      stored = session().admin().read(scope, key);
+    }
     if (stored.isEmpty()) {
       if (json()) {
         Output.json(out(), Map.of("found", false, "scope", scope, "key", key));
       }
       throw new CliException(ExitCodes.NOT_FOUND, "No record of " + scope + " key '" + key + "' in "
-          + options().table());
+          + options().where());
     }
     Map<String, Object> view = RecordView.of(stored.get());
     if (json()) {

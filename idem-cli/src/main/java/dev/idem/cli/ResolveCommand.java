@@ -1,5 +1,6 @@
 package dev.idem.cli;
 
+import dev.idem.redis.RedisRecordAdmin;
 import dev.idem.runtime.IdemAdmin;
 import dev.idem.runtime.IdemManifest;
 import dev.idem.runtime.IdempotencyRecord;
@@ -28,9 +29,14 @@ import picocli.CommandLine.Parameters;
         + " manifest (--app-jar or --manifest) before anything is written.",
     "  --no-result     the same for a command that returns nothing (void).",
     "  --release       the effect did NOT happen: delete the record, so that the next call runs the command again.",
-    "Records in any other state are left as they are."},
+    "Records in any other state are left as they are.",
+    "With --redis (a store = Store.REDIS command, whose records have no OUTCOME_UNKNOWN state): settles a stuck"
+        + " claim (IN_PROGRESS) the same way, only if it is still the claim of --owner TOKEN (as inspect or inflight"
+        + " show it); a compare-and-set in Redis, so a claim its owner completed or released meanwhile is left as"
+        + " it is."},
     footer = {"", "@|bold Exit codes|@: 0 resolved/released, 1 no such record, 2 usage (also: no manifest describes the"
-        + " scope), 3 database error, 4 the result does not fit the result type, 5 the record's outcome is not unknown"})
+        + " scope), 3 database or Redis error, 4 the result does not fit the result type, 5 the record's outcome is"
+        + " not unknown (--redis: not a claim of --owner)"})
 final class ResolveCommand extends OperatorCommand {
 
   @Parameters(index = "0", paramLabel = "SCOPE", description = "The command's scope")
@@ -68,8 +74,17 @@ final class ResolveCommand extends OperatorCommand {
       description = "A manifest file (META-INF/idem/<service>.json) or a directory of them. Repeatable.")
   List<Path> manifestFiles = new ArrayList<>();
 
+  @Option(names = "--owner", paramLabel = "TOKEN",
+      description = "With --redis: the owner token of the stuck claim (inspect shows it); required there")
+  String owner;
+
   @Override
   public Integer call() {
+    if (options().onRedis() == (owner == null)) {
+      throw new CliException(ExitCodes.USAGE, options().onRedis()
+          ? "--redis settles a stuck claim only if it is still its owner's: give --owner TOKEN (inspect shows it)"
+          : "--owner is for a Redis-only record (--redis URI); the database's OUTCOME_UNKNOWN records need none");
+    }
     if (outcome.release) {
       return release();
     }
@@ -80,17 +95,25 @@ final class ResolveCommand extends OperatorCommand {
     } catch (IllegalArgumentException e) {
       throw new CliException(ExitCodes.RESULT_REFUSED, e.getMessage() + ". Nothing was written.", e);
     }
-    IdemAdmin admin = session().admin();
-    requireOutcomeUnknown(admin);
     boolean resolved;
     try {
-      resolved = admin.resolve(scope, key, resultJson, command);
+      if (options().onRedis()) {
+        try (RedisRecordAdmin redis = session().openRedisAdmin()) {
+          requireClaimOfOwner(redis);
+          resolved = redis.resolve(scope, key, owner, resultJson, command);
+        }
+      } else {
+        IdemAdmin admin = session().admin();
+        requireOutcomeUnknown(admin);
+        resolved = admin.resolve(scope, key, resultJson, command);
+      }
     } catch (IllegalArgumentException e) {
       throw new CliException(ExitCodes.RESULT_REFUSED, e.getMessage() + ". Nothing was written.", e);
     }
     if (!resolved) {
-      throw new CliException(ExitCodes.WRONG_STATE, scope + " key '" + key + "' was no longer OUTCOME_UNKNOWN"
-          + " when it was to be resolved (another operator, or its retention ended); nothing was written");
+      throw new CliException(ExitCodes.WRONG_STATE, scope + " key '" + key + "' was no longer "
+          + (options().onRedis() ? "the claim of " + owner : "OUTCOME_UNKNOWN") + " when it was to be resolved"
+          + " (another operator, its owner, or its expiry); nothing was written");
     }
     if (json()) {
       Map<String, Object> done = new LinkedHashMap<>();
@@ -112,11 +135,21 @@ final class ResolveCommand extends OperatorCommand {
     if (!appJars.isEmpty() || !manifestFiles.isEmpty()) {
       throw new CliException(ExitCodes.USAGE, "--release deletes the record: it needs no manifest");
     }
-    IdemAdmin admin = session().admin();
-    requireOutcomeUnknown(admin);
-    if (!admin.release(scope, key)) {
-      throw new CliException(ExitCodes.WRONG_STATE, scope + " key '" + key + "' was no longer OUTCOME_UNKNOWN"
-          + " when it was to be released; nothing was deleted");
+    boolean released;
+    if (options().onRedis()) {
+      try (RedisRecordAdmin redis = session().openRedisAdmin()) {
+        requireClaimOfOwner(redis);
+        released = redis.release(scope, key, owner);
+      }
+    } else {
+      IdemAdmin admin = session().admin();
+      requireOutcomeUnknown(admin);
+      released = admin.release(scope, key);
+    }
+    if (!released) {
+      throw new CliException(ExitCodes.WRONG_STATE, scope + " key '" + key + "' was no longer "
+          + (options().onRedis() ? "the claim of " + owner : "OUTCOME_UNKNOWN") + " when it was to be released;"
+          + " nothing was deleted");
     }
     if (json()) {
       Output.json(out(), Map.of("released", true, "scope", scope, "key", key));
@@ -139,6 +172,26 @@ final class ResolveCommand extends OperatorCommand {
       throw new CliException(ExitCodes.WRONG_STATE, scope + " key '" + key + "' is " + state
           + ", not OUTCOME_UNKNOWN: only a record whose outcome is unknown is resolved or released (forget deletes"
           + " any record); nothing was changed");
+    }
+  }
+
+  private void requireClaimOfOwner(RedisRecordAdmin redis) {
+    Optional<IdemAdmin.StoredRecord> stored;
+    try {
+      stored = redis.read(scope, key);
+    } catch (IllegalStateException notIdems) {
+      throw new CliException(ExitCodes.DATABASE, notIdems.getMessage() + "; nothing was changed", notIdems);
+    }
+    if (stored.isEmpty()) {
+      throw new CliException(ExitCodes.NOT_FOUND, "No record of " + scope + " key '" + key + "' in "
+          + options().where());
+    }
+    IdempotencyRecord record = stored.get().record();
+    if (record.state() != IdempotencyRecord.State.IN_PROGRESS || !owner.equals(record.ownerToken())) {
+      throw new CliException(ExitCodes.WRONG_STATE, scope + " key '" + key + "' is " + record.state()
+          + (record.ownerToken() == null ? "" : " (owner " + record.ownerToken() + ")") + ", not a claim of " + owner
+          + ": only a stuck claim is resolved or released, by its owner token (forget deletes any record); nothing"
+          + " was changed");
     }
   }
 

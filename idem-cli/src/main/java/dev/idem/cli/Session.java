@@ -1,12 +1,15 @@
 package dev.idem.cli;
 
+import dev.idem.redis.RedisRecordAdmin;
 import dev.idem.runtime.IdemAdmin;
 import dev.idem.runtime.IdemRuntime;
+import io.lettuce.core.RedisURI;
 import java.io.PrintWriter;
 import java.sql.Connection;
 import java.sql.DriverManager;
 import java.sql.SQLException;
 import java.sql.SQLFeatureNotSupportedException;
+import java.util.List;
 import java.util.Properties;
 import java.util.logging.Logger;
 import javax.sql.DataSource;
@@ -31,6 +34,7 @@ final class Session {
   /** The runtime's operator calls; connects (to detect the dialect) on first use. */
   IdemAdmin admin() {
     if (admin == null) {
+      requireNoRedis();
       if (options.url() == null) {
         throw new CliException(ExitCodes.USAGE, "No database: give --url JDBC_URL or set IDEM_URL");
       }
@@ -46,6 +50,34 @@ final class Session {
     return admin;
   }
 
+  /** Purge, stats and partitions work on the database's table; Redis-only records expire by themselves. */
+  private void requireNoRedis() {
+    if (options.onRedis()) {
+      throw new CliException(ExitCodes.USAGE, "This command works on the database's table; --redis (IDEM_REDIS)"
+          + " works with inspect, inflight, forget and resolve (Redis-only records expire by themselves)");
+    }
+  }
+
+  /**
+   * Connects to the Redis of {@code --redis}, for the records of {@code store = Store.REDIS} commands; the caller
+   * closes it.
+   */
+  RedisRecordAdmin openRedisAdmin() {
+    if (!options.onRedis()) {
+      throw new CliException(ExitCodes.USAGE, "No Redis: give --redis URI or set IDEM_REDIS");
+    }
+    RedisURI uri;
+    RedisRecordAdmin.Builder builder;
+    try {
+      uri = RedisURI.create(options.redis());
+      builder = RedisRecordAdmin.builder().keyPrefix(options.redisPrefix());
+    } catch (IllegalArgumentException e) {
+      throw new CliException(ExitCodes.USAGE, "--redis " + Secrets.maskUrl(options.redis()) + " / --redis-prefix "
+          + options.redisPrefix() + ": " + e.getMessage(), e);
+    }
+    return options.redisCluster() ? builder.connectCluster(List.of(uri)) : builder.connect(uri);
+  }
+
   /**
    * A runtime on the day-partitioned table of the options, for the {@code partitions} command; built on each call.
    *
@@ -53,6 +85,7 @@ final class Session {
    * @param archiveSchema where past days go instead of being dropped, or null
    */
   IdemRuntime dayPartitioned(java.time.Duration keepAfterDedupWindow, String archiveSchema) {
+    requireNoRedis();
     if (options.url() == null) {
       throw new CliException(ExitCodes.USAGE, "No database: give --url JDBC_URL or set IDEM_URL");
     }

@@ -6,20 +6,11 @@ import com.fasterxml.jackson.databind.ObjectMapper;
 import com.fasterxml.jackson.databind.node.ObjectNode;
 import dev.idem.runtime.FrontTier;
 import dev.idem.runtime.IdempotencyListener;
-import io.lettuce.core.ClientOptions;
 import io.lettuce.core.LettuceFutures;
 import io.lettuce.core.RedisFuture;
-import io.lettuce.core.RedisClient;
-import io.lettuce.core.RedisNoScriptException;
+import io.lettuce.core.ClientOptions.DisconnectedBehavior;
 import io.lettuce.core.RedisURI;
-import io.lettuce.core.ScriptOutputType;
 import io.lettuce.core.SetArgs;
-import io.lettuce.core.TimeoutOptions;
-import io.lettuce.core.api.StatefulRedisConnection;
-import io.lettuce.core.cluster.ClusterClientOptions;
-import io.lettuce.core.cluster.ClusterTopologyRefreshOptions;
-import io.lettuce.core.cluster.RedisClusterClient;
-import io.lettuce.core.cluster.api.StatefulRedisClusterConnection;
 import io.lettuce.core.cluster.api.async.RedisClusterAsyncCommands;
 import io.lettuce.core.cluster.api.sync.RedisClusterCommands;
 import java.nio.charset.StandardCharsets;
@@ -78,13 +69,12 @@ public final class RedisFrontTier implements FrontTier, AutoCloseable {
   private final Duration commandTimeout;
   /** The consumer batches' prefilter; null without one. */
   private final RotatingBloomFilter bloom;
-  private final AutoCloseable connection;
-  private final AutoCloseable client;
+  private final RedisConnection connection;
   private final String keyPrefix;
   private final int maxResultBytes;
   private final IdempotencyListener listener;
   private final CircuitBreaker circuit;
-  private final String unmarkSha;
+  private final RedisScript unmarkScript = new RedisScript(UNMARK_SCRIPT);
   /**
    * Marks that a failed lookup may have set all the same (the command can reach Redis and its reply be lost or too
    * late): Redis key to token. Their owners' publish or unmark is deferred to {@link #repairs} while Redis cannot be
@@ -100,17 +90,14 @@ public final class RedisFrontTier implements FrontTier, AutoCloseable {
   /** Bounds what an outage can make the tier remember; beyond it, marks simply expire. */
   static final int MAX_UNCERTAIN = 10_000;
 
-  private RedisFrontTier(RedisClusterCommands<String, String> redis,
-                         RedisClusterAsyncCommands<String, String> pipelined, AutoCloseable connection,
-                         AutoCloseable client, Builder settings) {
-    this.redis = redis;
-    this.pipelined = pipelined;
+  private RedisFrontTier(RedisConnection connection, Builder settings) {
+    this.redis = connection.sync();
+    this.pipelined = connection.async();
     this.commandTimeout = settings.commandTimeout;
     this.bloom = settings.bloomExpected <= 0 ? null
         : RotatingBloomFilter.sized(settings.bloomExpected, settings.bloomFalsePositiveRate,
             settings.bloomWindow.toNanos());
     this.connection = connection;
-    this.client = client;
     this.keyPrefix = settings.keyPrefix;
     this.maxResultBytes = settings.maxResultBytes;
     this.listener = settings.listener;
@@ -120,7 +107,6 @@ public final class RedisFrontTier implements FrontTier, AutoCloseable {
         repair();
       }
     });
-    this.unmarkSha = sha1(UNMARK_SCRIPT);
   }
 
   /**
@@ -232,12 +218,7 @@ public final class RedisFrontTier implements FrontTier, AutoCloseable {
   }
 
   private void compareAndDelete(String redisKey, String token) {
-    String[] keys = {redisKey};
-    try {
-      redis.evalsha(unmarkSha, ScriptOutputType.INTEGER, keys, MARK + token);
-    } catch (RedisNoScriptException e) {
-      redis.eval(UNMARK_SCRIPT, ScriptOutputType.INTEGER, keys, MARK + token); // loads it for next time
-    }
+    unmarkScript.run(redis, new String[] {redisKey}, MARK + token);
   }
 
   /** Only for a key whose lookup failed: a mark Redis surely never set needs no repair. */
@@ -367,11 +348,10 @@ public final class RedisFrontTier implements FrontTier, AutoCloseable {
     succeeded("forget", start);
   }
 
-  /** Closes the connection (and the client, if this tier created it). */
+  /** Closes the tier's connection and its client. */
   @Override
   public void close() {
-    closeQuietly(connection);
-    closeQuietly(client);
+    connection.close();
   }
 
   private void succeeded(String operation, long start) {
@@ -381,7 +361,7 @@ public final class RedisFrontTier implements FrontTier, AutoCloseable {
   }
 
   private void failed(String operation, RuntimeException failure, long start) {
-    circuit.failed();
+    circuit.failed(start);
     long elapsed = System.nanoTime() - start;
     safely(() -> listener.frontTierCommand(operation, failure, elapsed));
   }
@@ -427,32 +407,6 @@ public final class RedisFrontTier implements FrontTier, AutoCloseable {
     return value == null || value.isNull() ? null : value.asText();
   }
 
-  /** The SHA-1 of a script, as {@code EVALSHA} names it. */
-  static String sha1(String script) {
-    try {
-      byte[] digest = java.security.MessageDigest.getInstance("SHA-1")
-          .digest(script.getBytes(StandardCharsets.UTF_8));
-      StringBuilder hex = new StringBuilder();
-      for (byte b : digest) {
-        hex.append(String.format("%02x", b));
-      }
-      return hex.toString();
-    } catch (java.security.NoSuchAlgorithmException e) {
-      throw new IllegalStateException(e);
-    }
-  }
-
-  static void closeQuietly(AutoCloseable closeable) {
-    if (closeable == null) {
-      return;
-    }
-    try {
-      closeable.close();
-    } catch (Exception ignored) {
-      // closing
-    }
-  }
-
   /** Settings of a {@link RedisFrontTier}; {@code connect…} builds it. */
   public static final class Builder {
     private String keyPrefix = "idem:";
@@ -487,7 +441,7 @@ public final class RedisFrontTier implements FrontTier, AutoCloseable {
         throw new IllegalArgumentException("falsePositiveRate must be between 0 and 1 exclusive, got "
             + falsePositiveRate);
       }
-      this.bloomWindow = positive(window, "window");
+      this.bloomWindow = RedisConnection.positive(window, "window");
       this.bloomExpected = expectedPerWindow;
       this.bloomFalsePositiveRate = falsePositiveRate;
       return this;
@@ -501,12 +455,7 @@ public final class RedisFrontTier implements FrontTier, AutoCloseable {
      * @return this builder
      */
     public Builder keyPrefix(String prefix) {
-      Objects.requireNonNull(prefix, "prefix");
-      if (prefix.indexOf('{') >= 0 || prefix.indexOf('}') >= 0) {
-        throw new IllegalArgumentException("keyPrefix must not contain '{' or '}' (they would change the Cluster"
-            + " hash tag that keeps a key's operations in one slot), got " + prefix);
-      }
-      this.keyPrefix = prefix;
+      this.keyPrefix = RedisConnection.checkedKeyPrefix(prefix);
       return this;
     }
 
@@ -518,7 +467,7 @@ public final class RedisFrontTier implements FrontTier, AutoCloseable {
      * @return this builder
      */
     public Builder commandTimeout(Duration timeout) {
-      this.commandTimeout = positive(timeout, "commandTimeout");
+      this.commandTimeout = RedisConnection.positive(timeout, "commandTimeout");
       return this;
     }
 
@@ -550,7 +499,7 @@ public final class RedisFrontTier implements FrontTier, AutoCloseable {
         throw new IllegalArgumentException("consecutiveFailures must be at least 1, got " + consecutiveFailures);
       }
       this.failuresToOpen = consecutiveFailures;
-      this.openFor = positive(openFor, "openFor");
+      this.openFor = RedisConnection.positive(openFor, "openFor");
       return this;
     }
 
@@ -574,55 +523,22 @@ public final class RedisFrontTier implements FrontTier, AutoCloseable {
      * @return the tier
      */
     public RedisFrontTier connect(RedisURI uri) {
-      RedisClient client = RedisClient.create(uri);
-      client.setOptions(ClientOptions.builder()
-          .autoReconnect(true)
-          // While disconnected, fail at once (the database answers) rather than queue commands for later.
-          .disconnectedBehavior(ClientOptions.DisconnectedBehavior.REJECT_COMMANDS)
-          .timeoutOptions(TimeoutOptions.enabled(commandTimeout))
-          .build());
-      try {
-        StatefulRedisConnection<String, String> connection = client.connect();
-        connection.setTimeout(commandTimeout);
-        return new RedisFrontTier(connection.sync(), connection.async(), connection, client::shutdown, this);
-      } catch (RuntimeException e) {
-        client.shutdown();
-        throw e;
-      }
+      // While disconnected, fail at once (the database answers) rather than queue commands for later.
+      return new RedisFrontTier(RedisConnection.standalone(uri, commandTimeout, DisconnectedBehavior.REJECT_COMMANDS),
+          this);
     }
 
     /**
      * Connects to a Redis Cluster through its seed nodes; the tier owns the client and closes it. The topology is
-     * refreshed on MOVED/ASK redirections and on reconnects, so a failover is followed.
+     * refreshed on MOVED/ASK redirections, periodically and after failed reconnects, so a failover is followed.
      *
      * @param seeds some of the cluster's nodes
      * @return the tier
      */
     public RedisFrontTier connectCluster(List<RedisURI> seeds) {
-      RedisClusterClient client = RedisClusterClient.create(seeds);
-      client.setOptions(ClusterClientOptions.builder()
-          .autoReconnect(true)
-          .disconnectedBehavior(ClientOptions.DisconnectedBehavior.REJECT_COMMANDS)
-          .timeoutOptions(TimeoutOptions.enabled(commandTimeout))
-          .topologyRefreshOptions(ClusterTopologyRefreshOptions.builder()
-              .enablePeriodicRefresh(Duration.ofSeconds(5))
-              .build())
-          .build());
-      try {
-        StatefulRedisClusterConnection<String, String> connection = client.connect();
-        connection.setTimeout(commandTimeout);
-        return new RedisFrontTier(connection.sync(), connection.async(), connection, client::shutdown, this);
-      } catch (RuntimeException e) {
-        client.shutdown();
-        throw e;
-      }
-    }
-
-    private static Duration positive(Duration duration, String name) {
-      if (duration == null || duration.isNegative() || duration.isZero()) {
-        throw new IllegalArgumentException(name + " must be positive, got " + duration);
-      }
-      return duration;
+      // A command for a node whose connection is not (yet, again) open is refused at once: the database answers.
+      return new RedisFrontTier(RedisConnection.cluster(seeds, commandTimeout, DisconnectedBehavior.REJECT_COMMANDS),
+          this);
     }
   }
 }

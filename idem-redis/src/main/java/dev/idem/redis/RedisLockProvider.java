@@ -3,19 +3,9 @@ package dev.idem.redis;
 import dev.idem.runtime.IdempotencyStoreException;
 import dev.idem.runtime.LockLease;
 import dev.idem.runtime.LockProvider;
-import io.lettuce.core.ClientOptions;
-import io.lettuce.core.RedisClient;
-import io.lettuce.core.RedisNoScriptException;
+import io.lettuce.core.ClientOptions.DisconnectedBehavior;
 import io.lettuce.core.RedisURI;
-import io.lettuce.core.ScriptOutputType;
-import io.lettuce.core.TimeoutOptions;
-import io.lettuce.core.api.StatefulRedisConnection;
-import io.lettuce.core.cluster.ClusterClientOptions;
-import io.lettuce.core.cluster.ClusterTopologyRefreshOptions;
-import io.lettuce.core.cluster.RedisClusterClient;
-import io.lettuce.core.cluster.api.StatefulRedisClusterConnection;
 import io.lettuce.core.cluster.api.sync.RedisClusterCommands;
-import java.nio.charset.StandardCharsets;
 import java.sql.SQLException;
 import java.time.Duration;
 import java.util.List;
@@ -87,19 +77,16 @@ public final class RedisLockProvider implements LockProvider, AutoCloseable {
       "end",
       "return 1");
 
+  private final RedisConnection connection;
   private final RedisClusterCommands<String, String> redis;
-  private final AutoCloseable connection;
-  private final AutoCloseable client;
   private final String keyPrefix;
-  private final Script acquire = new Script(ACQUIRE_SCRIPT);
-  private final Script renew = new Script(RENEW_SCRIPT);
-  private final Script release = new Script(RELEASE_SCRIPT);
+  private final RedisScript acquire = new RedisScript(ACQUIRE_SCRIPT);
+  private final RedisScript renew = new RedisScript(RENEW_SCRIPT);
+  private final RedisScript release = new RedisScript(RELEASE_SCRIPT);
 
-  private RedisLockProvider(RedisClusterCommands<String, String> redis, AutoCloseable connection,
-      AutoCloseable client, String keyPrefix) {
-    this.redis = redis;
+  private RedisLockProvider(RedisConnection connection, String keyPrefix) {
     this.connection = connection;
-    this.client = client;
+    this.redis = connection.sync();
     this.keyPrefix = keyPrefix;
   }
 
@@ -146,11 +133,10 @@ public final class RedisLockProvider implements LockProvider, AutoCloseable {
     return released != null && released == 1;
   }
 
-  /** Closes the connection and the client. */
+  /** Closes the provider's connection and its client. */
   @Override
   public void close() {
-    closeQuietly(connection);
-    closeQuietly(client);
+    connection.close();
   }
 
   private static long millis(Duration lease) {
@@ -186,47 +172,6 @@ public final class RedisLockProvider implements LockProvider, AutoCloseable {
     }
   }
 
-  /** A script run by its digest, loaded on the node that answers {@code NOSCRIPT} (a restarted or new node). */
-  private static final class Script {
-    private final String text;
-    private final String sha;
-
-    Script(String text) {
-      this.text = text;
-      this.sha = digestOf(text);
-    }
-
-    Long run(RedisClusterCommands<String, String> redis, String[] keys, String... args) {
-      try {
-        return redis.evalsha(sha, ScriptOutputType.INTEGER, keys, args);
-      } catch (RedisNoScriptException e) {
-        return redis.eval(text, ScriptOutputType.INTEGER, keys, args);
-      }
-    }
-  }
-
-  private static String digestOf(String script) {
-    try {
-      byte[] digest = java.security.MessageDigest.getInstance("SHA-1")
-          .digest(script.getBytes(StandardCharsets.UTF_8));
-      StringBuilder hex = new StringBuilder();
-      for (byte b : digest) {
-        hex.append(String.format("%02x", b));
-      }
-      return hex.toString();
-    } catch (java.security.NoSuchAlgorithmException e) {
-      throw new IllegalStateException(e);
-    }
-  }
-
-  private static void closeQuietly(AutoCloseable closeable) {
-    try {
-      closeable.close();
-    } catch (Exception ignored) {
-      // closing
-    }
-  }
-
   /** Settings of a {@link RedisLockProvider}; {@code connect…} builds it. */
   public static final class Builder {
     private String keyPrefix = "idem-lock:";
@@ -242,12 +187,7 @@ public final class RedisLockProvider implements LockProvider, AutoCloseable {
      * @return this builder
      */
     public Builder keyPrefix(String prefix) {
-      Objects.requireNonNull(prefix, "prefix");
-      if (prefix.indexOf('{') >= 0 || prefix.indexOf('}') >= 0) {
-        throw new IllegalArgumentException("keyPrefix must not contain '{' or '}' (they would change the Cluster"
-            + " hash tag that keeps a lock's keys in one slot), got " + prefix);
-      }
-      this.keyPrefix = prefix;
+      this.keyPrefix = RedisConnection.checkedKeyPrefix(prefix);
       return this;
     }
 
@@ -259,10 +199,7 @@ public final class RedisLockProvider implements LockProvider, AutoCloseable {
      * @return this builder
      */
     public Builder commandTimeout(Duration timeout) {
-      if (timeout == null || timeout.isNegative() || timeout.isZero()) {
-        throw new IllegalArgumentException("commandTimeout must be positive, got " + timeout);
-      }
-      this.commandTimeout = timeout;
+      this.commandTimeout = RedisConnection.positive(timeout, "commandTimeout");
       return this;
     }
 
@@ -274,21 +211,9 @@ public final class RedisLockProvider implements LockProvider, AutoCloseable {
      * @return the provider
      */
     public RedisLockProvider connect(RedisURI uri) {
-      RedisClient client = RedisClient.create(uri);
-      client.setOptions(ClientOptions.builder()
-          .autoReconnect(true)
-          // While disconnected, fail at once (the watchdog retries, the caller hears it) rather than queue.
-          .disconnectedBehavior(ClientOptions.DisconnectedBehavior.REJECT_COMMANDS)
-          .timeoutOptions(TimeoutOptions.enabled(commandTimeout))
-          .build());
-      try {
-        StatefulRedisConnection<String, String> connection = client.connect();
-        connection.setTimeout(commandTimeout);
-        return new RedisLockProvider(connection.sync(), connection, client::shutdown, keyPrefix);
-      } catch (RuntimeException e) {
-        client.shutdown();
-        throw e;
-      }
+      // While disconnected, fail at once (the watchdog retries, the caller hears it) rather than queue.
+      return new RedisLockProvider(
+          RedisConnection.standalone(uri, commandTimeout, DisconnectedBehavior.REJECT_COMMANDS), keyPrefix);
     }
 
     /**
@@ -299,28 +224,10 @@ public final class RedisLockProvider implements LockProvider, AutoCloseable {
      * @return the provider
      */
     public RedisLockProvider connectCluster(List<RedisURI> seeds) {
-      RedisClusterClient client = RedisClusterClient.create(seeds);
-      client.setOptions(ClusterClientOptions.builder()
-          .autoReconnect(true)
-          // Not REJECT_COMMANDS: the connection to each node opens at its first command, which would be refused.
-          // A command queued while a node's connection is re-established fails by the command timeout.
-          .disconnectedBehavior(ClientOptions.DisconnectedBehavior.ACCEPT_COMMANDS)
-          .timeoutOptions(TimeoutOptions.enabled(commandTimeout))
-          .topologyRefreshOptions(ClusterTopologyRefreshOptions.builder()
-              .enablePeriodicRefresh(Duration.ofSeconds(5))
-              // A master that stops answering: refresh after a few failed reconnects (an adaptive trigger, on by
-              // default like the MOVED and ASK ones) rather than wait for the period.
-              .refreshTriggersReconnectAttempts(3)
-              .build())
-          .build());
-      try {
-        StatefulRedisClusterConnection<String, String> connection = client.connect();
-        connection.setTimeout(commandTimeout);
-        return new RedisLockProvider(connection.sync(), connection, client::shutdown, keyPrefix);
-      } catch (RuntimeException e) {
-        client.shutdown();
-        throw e;
-      }
+      // Not REJECT_COMMANDS: the connection to each node opens at its first command, which would be refused.
+      // A command queued while a node's connection is re-established fails by the command timeout.
+      return new RedisLockProvider(
+          RedisConnection.cluster(seeds, commandTimeout, DisconnectedBehavior.ACCEPT_COMMANDS), keyPrefix);
     }
   }
 }

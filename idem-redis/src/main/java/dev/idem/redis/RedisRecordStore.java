@@ -2,22 +2,12 @@ package dev.idem.redis;
 
 import dev.idem.runtime.FrontTier;
 import dev.idem.runtime.RecordStore;
-import io.lettuce.core.ClientOptions;
-import io.lettuce.core.RedisClient;
-import io.lettuce.core.RedisNoScriptException;
+import io.lettuce.core.ClientOptions.DisconnectedBehavior;
 import io.lettuce.core.RedisURI;
-import io.lettuce.core.ScriptOutputType;
 import io.lettuce.core.SetArgs;
-import io.lettuce.core.TimeoutOptions;
-import io.lettuce.core.api.StatefulRedisConnection;
-import io.lettuce.core.cluster.ClusterClientOptions;
-import io.lettuce.core.cluster.ClusterTopologyRefreshOptions;
-import io.lettuce.core.cluster.RedisClusterClient;
-import io.lettuce.core.cluster.api.StatefulRedisClusterConnection;
 import io.lettuce.core.cluster.api.sync.RedisClusterCommands;
 import java.time.Duration;
 import java.util.List;
-import java.util.Objects;
 
 /**
  * The {@link RecordStore} of {@code @IdempotentCommand(store = Store.REDIS)} commands: their records live in Redis
@@ -52,25 +42,19 @@ public final class RedisRecordStore implements RecordStore, AutoCloseable {
   /** Removes the caller's claim, only if the key still holds it. */
   static final String RELEASE_SCRIPT = RedisFrontTier.UNMARK_SCRIPT;
 
-  private static final String CLAIM = "P";
+  /** What a claim's value starts with: {@code P<token>|<fingerprint>}. */
+  static final String CLAIM = "P";
 
+  private final RedisConnection connection;
   private final RedisClusterCommands<String, String> redis;
-  private final AutoCloseable connection;
-  private final AutoCloseable client;
   private final String keyPrefix;
-  private final String completeSha;
-  private final String releaseSha;
-  private final String description;
+  private final RedisScript completeScript = new RedisScript(COMPLETE_SCRIPT);
+  private final RedisScript releaseScript = new RedisScript(RELEASE_SCRIPT);
 
-  private RedisRecordStore(RedisClusterCommands<String, String> redis, AutoCloseable connection,
-                           AutoCloseable client, String keyPrefix, String description) {
-    this.redis = redis;
+  private RedisRecordStore(RedisConnection connection, String keyPrefix) {
     this.connection = connection;
-    this.client = client;
+    this.redis = connection.sync();
     this.keyPrefix = keyPrefix;
-    this.description = description;
-    this.completeSha = RedisFrontTier.sha1(COMPLETE_SCRIPT);
-    this.releaseSha = RedisFrontTier.sha1(RELEASE_SCRIPT);
   }
 
   /**
@@ -90,6 +74,11 @@ public final class RedisRecordStore implements RecordStore, AutoCloseable {
    * @return the Redis key
    */
   public String redisKey(String scope, String key) {
+    return redisKey(keyPrefix, scope, key);
+  }
+
+  /** The Redis key of a record under a prefix: scope and key in one hash tag (one Cluster slot). */
+  static String redisKey(String keyPrefix, String scope, String key) {
     return keyPrefix + "{" + scope + "|" + key + "}";
   }
 
@@ -121,7 +110,7 @@ public final class RedisRecordStore implements RecordStore, AutoCloseable {
   @Override
   public boolean complete(String scope, String key, String token, FrontTier.Completed outcome,
                           Duration timeToLive) {
-    Long done = script(completeSha, COMPLETE_SCRIPT, redisKey(scope, key),
+    Long done = completeScript.run(redis, new String[] {redisKey(scope, key)},
         claimValue(token, outcome.fingerprint()), RedisFrontTier.encode(outcome),
         Long.toString(Math.max(1, timeToLive.toMillis())));
     return done != null && done == 1;
@@ -135,33 +124,23 @@ public final class RedisRecordStore implements RecordStore, AutoCloseable {
     if (held == null || !held.startsWith(CLAIM + token + "|")) {
       return false;
     }
-    Long done = script(releaseSha, RELEASE_SCRIPT, redisKey, held);
+    Long done = releaseScript.run(redis, new String[] {redisKey}, held);
     return done != null && done == 1;
-  }
-
-  private Long script(String sha, String script, String redisKey, String... arguments) {
-    String[] keys = {redisKey};
-    try {
-      return redis.evalsha(sha, ScriptOutputType.INTEGER, keys, arguments);
-    } catch (RedisNoScriptException e) {
-      return redis.eval(script, ScriptOutputType.INTEGER, keys, arguments); // loads it for next time
-    }
   }
 
   private static String claimValue(String token, String fingerprint) {
     return CLAIM + token + "|" + fingerprint;
   }
 
-  /** Closes the connection and the client. */
+  /** Closes the store's connection and its client. */
   @Override
   public void close() {
-    RedisFrontTier.closeQuietly(connection);
-    RedisFrontTier.closeQuietly(client);
+    connection.close();
   }
 
   @Override
   public String toString() {
-    return "RedisRecordStore[" + description + ", prefix " + keyPrefix + "]";
+    return "RedisRecordStore[" + connection + ", prefix " + keyPrefix + "]";
   }
 
   /** Settings of a {@link RedisRecordStore}; {@code connect…} builds it. */
@@ -178,12 +157,7 @@ public final class RedisRecordStore implements RecordStore, AutoCloseable {
      * @return this builder
      */
     public Builder keyPrefix(String prefix) {
-      Objects.requireNonNull(prefix, "prefix");
-      if (prefix.indexOf('{') >= 0 || prefix.indexOf('}') >= 0) {
-        throw new IllegalArgumentException("keyPrefix must not contain '{' or '}' (they would change the Cluster"
-            + " hash tag that keeps a key's operations in one slot), got " + prefix);
-      }
-      this.keyPrefix = prefix;
+      this.keyPrefix = RedisConnection.checkedKeyPrefix(prefix);
       return this;
     }
 
@@ -195,10 +169,7 @@ public final class RedisRecordStore implements RecordStore, AutoCloseable {
      * @return this builder
      */
     public Builder commandTimeout(Duration timeout) {
-      if (timeout == null || timeout.isNegative() || timeout.isZero()) {
-        throw new IllegalArgumentException("commandTimeout must be positive, got " + timeout);
-      }
-      this.commandTimeout = timeout;
+      this.commandTimeout = RedisConnection.positive(timeout, "commandTimeout");
       return this;
     }
 
@@ -209,51 +180,22 @@ public final class RedisRecordStore implements RecordStore, AutoCloseable {
      * @return the store
      */
     public RedisRecordStore connect(RedisURI uri) {
-      RedisClient client = RedisClient.create(uri);
-      client.setOptions(ClientOptions.builder()
-          .autoReconnect(true)
-          // While (re)connecting, a command waits up to the command timeout, then fails: a record store is the
-          // authority of its commands, so a blip must not fail calls, and an outage fails them in bounded time.
-          .disconnectedBehavior(ClientOptions.DisconnectedBehavior.ACCEPT_COMMANDS)
-          .timeoutOptions(TimeoutOptions.enabled(commandTimeout))
-          .build());
-      try {
-        StatefulRedisConnection<String, String> connection = client.connect();
-        connection.setTimeout(commandTimeout);
-        return new RedisRecordStore(connection.sync(), connection, client::shutdown, keyPrefix,
-            uri.getHost() + ":" + uri.getPort());
-      } catch (RuntimeException e) {
-        client.shutdown();
-        throw e;
-      }
+      // While (re)connecting, a command waits up to the command timeout, then fails: a record store is the
+      // authority of its commands, so a blip must not fail calls, and an outage fails them in bounded time.
+      return new RedisRecordStore(RedisConnection.standalone(uri, commandTimeout, DisconnectedBehavior.ACCEPT_COMMANDS),
+          keyPrefix);
     }
 
     /**
      * Connects to a Redis Cluster through its seed nodes; the store owns the client. The topology is refreshed on
-     * redirections and periodically, so a failover is followed.
+     * redirections, periodically and after failed reconnects, so a failover is followed.
      *
      * @param seeds some of the cluster's nodes
      * @return the store
      */
     public RedisRecordStore connectCluster(List<RedisURI> seeds) {
-      RedisClusterClient client = RedisClusterClient.create(seeds);
-      client.setOptions(ClusterClientOptions.builder()
-          .autoReconnect(true)
-          .disconnectedBehavior(ClientOptions.DisconnectedBehavior.ACCEPT_COMMANDS)
-          .timeoutOptions(TimeoutOptions.enabled(commandTimeout))
-          .topologyRefreshOptions(ClusterTopologyRefreshOptions.builder()
-              .enablePeriodicRefresh(Duration.ofSeconds(5))
-              .build())
-          .build());
-      try {
-        StatefulRedisClusterConnection<String, String> connection = client.connect();
-        connection.setTimeout(commandTimeout);
-        return new RedisRecordStore(connection.sync(), connection, client::shutdown, keyPrefix,
-            "cluster " + seeds.size() + " seeds");
-      } catch (RuntimeException e) {
-        client.shutdown();
-        throw e;
-      }
+      return new RedisRecordStore(RedisConnection.cluster(seeds, commandTimeout, DisconnectedBehavior.ACCEPT_COMMANDS),
+          keyPrefix);
     }
   }
 }

@@ -1,6 +1,7 @@
 package dev.idem.redis;
 
 import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertFalse;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import dev.idem.runtime.IdemRuntime;
@@ -161,6 +162,35 @@ class RedisClusterTest extends DatabaseContract {
 
   @Test
   @Order(2)
+  void theAdminListsClaimsOnEveryMasterAndReleasesThemByOwner() {
+    List<RedisURI> seeds = new ArrayList<>();
+    nodes.forEach(node -> seeds.add(node.uri()));
+    String scope = "redis.reminders.send";
+    try (RedisRecordStore store = RedisRecordStore.builder().keyPrefix("cluster-admin:").connectCluster(seeds);
+         RedisRecordAdmin admin = RedisRecordAdmin.builder().keyPrefix("cluster-admin:").connectCluster(seeds)) {
+      Set<Integer> slots = new HashSet<>();
+      for (int i = 0; i < 60; i++) {
+        assertEquals(dev.idem.runtime.RecordStore.Found.CLAIMED,
+            store.claim(scope, "stuck-" + i, "owner-" + i, "f", Duration.ofMinutes(1)).found());
+        slots.add(io.lettuce.core.cluster.SlotHash.getSlot(store.redisKey(scope, "stuck-" + i)));
+      }
+      assertTrue(slots.size() > 30, "claims spread over the slots (so over the three masters): " + slots.size());
+
+      List<dev.idem.runtime.IdemAdmin.StoredRecord> claims = admin.inFlight(scope, 1000);
+      assertEquals(60, claims.size(), "SCAN on every master finds every claim");
+      claims.forEach(claim -> assertEquals("owner-" + claim.record().key().substring("stuck-".length()),
+          claim.record().ownerToken()));
+
+      for (int i = 0; i < 60; i++) {
+        assertFalse(admin.release(scope, "stuck-" + i, "owner-" + (i + 1)), "another owner's token");
+        assertTrue(admin.release(scope, "stuck-" + i, "owner-" + i));
+      }
+      assertEquals(0, admin.inFlight(scope, 1000).size());
+    }
+  }
+
+  @Test
+  @Order(3)
   void aMasterKilledMidRunRunsNothingTwice() throws Exception {
     List<RedisURI> seeds = new ArrayList<>();
     nodes.forEach(node -> seeds.add(node.uri()));

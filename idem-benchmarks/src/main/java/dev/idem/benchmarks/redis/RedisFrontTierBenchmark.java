@@ -3,6 +3,7 @@ package dev.idem.benchmarks.redis;
 import dev.idem.benchmarks.jmh.BenchDatabase;
 import dev.idem.redis.RedisFrontTier;
 import dev.idem.runtime.IdemRuntime;
+import dev.idem.runtime.IdempotencyListener;
 import dev.idem.runtime.IdempotencyInProgressException;
 import dev.idem.testing.CountingDataSource;
 import dev.idem.testing.TestDatabase;
@@ -23,6 +24,7 @@ import java.util.concurrent.Future;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicInteger;
 import java.util.concurrent.atomic.AtomicLong;
+import java.util.concurrent.atomic.LongAdder;
 import java.util.regex.Matcher;
 import java.util.regex.Pattern;
 
@@ -38,12 +40,63 @@ import java.util.regex.Pattern;
  *
  * <p>{@code mvn -q -Pbench -pl idem-benchmarks -am verify -DskipTests
  * -Dbench.mainClass=dev.idem.benchmarks.redis.RedisFrontTierBenchmark}; {@code idem.bench.redisKeys} (distinct
- * keys, default 3000), {@code idem.bench.redisBatches} (consumer batches, default 300).
+ * keys, default 3000), {@code idem.bench.redisWarmUpKeys} (distinct keys of each warm-up pass, default 1000),
+ * {@code idem.bench.redisBatches} (consumer batches, default 300).
  */
 public final class RedisFrontTierBenchmark {
 
   private static final int THREADS = 8;
   private static final int COPIES = 10;
+
+  /**
+   * What the tier answered and what Redis did, per variant: a fallback (Redis did not answer in time, or the circuit
+   * was open) sends the call to the database, so a loaded machine shows up here rather than only in the throughput.
+   */
+  private static final class TierCounts implements IdempotencyListener {
+    final LongAdder hits = new LongAdder();
+    final LongAdder misses = new LongAdder();
+    final LongAdder fallbacks = new LongAdder();
+    final LongAdder redisErrors = new LongAdder();
+    final LongAdder circuitOpened = new LongAdder();
+
+    @Override
+    public void frontTierHit(String scope, String key) {
+      hits.increment();
+    }
+
+    @Override
+    public void frontTierMiss(String scope, String key) {
+      misses.increment();
+    }
+
+    @Override
+    public void frontTierFallback(String scope, String key) {
+      fallbacks.increment();
+    }
+
+    @Override
+    public void frontTierCommand(String operation, Throwable failure, long elapsedNanos) {
+      if (failure != null) {
+        redisErrors.increment();
+      }
+    }
+
+    @Override
+    public void frontTierCircuit(boolean open) {
+      if (open) {
+        circuitOpened.increment();
+      }
+    }
+
+    /** The counts since the last call, which resets them. */
+    String sinceLast() {
+      return String.format("front tier: %d hits, %d misses, %d fallbacks; Redis: %d failed commands, circuit"
+          + " opened %d times", hits.sumThenReset(), misses.sumThenReset(), fallbacks.sumThenReset(),
+          redisErrors.sumThenReset(), circuitOpened.sumThenReset());
+    }
+  }
+
+  private static final TierCounts TIER_COUNTS = new TierCounts();
 
   private record Result(String name, int calls, double seconds, long roundTrips, long connections, long inFlight) {
     double callsPerSecond() {
@@ -68,13 +121,17 @@ public final class RedisFrontTierBenchmark {
     List<Result> results = new ArrayList<>();
     String prefix = "idem-bench:" + UUID.randomUUID().toString().substring(0, 8) + ":";
     try (BenchDatabase database = BenchDatabase.open(TestDatabase.POSTGRESQL);
-         RedisFrontTier tier = RedisFrontTier.builder().keyPrefix(prefix)
+         RedisFrontTier tier = RedisFrontTier.builder().keyPrefix(prefix).listener(TIER_COUNTS)
              .connect(RedisURI.create("redis://127.0.0.1:6379"))) {
       IdemRuntime.builder().dataSource(database.dataSource()).build().createSchema();
       database.execute("ANALYZE");
-      // Warm-up of both paths, then the measured runs, each on keys of its own.
-      run("warm-up without", database, null, 300, "w0");
-      run("warm-up with", database, tier, 300, "w1");
+      // Warm-up of both paths (first calls and replays: the replay path through Lettuce and Netty needs some 10^4
+      // calls before the JIT has compiled it; with 3,000 calls it ran at a third of its warm rate), then the measured
+      // runs, each on keys of its own.
+      int warmUpKeys = Integer.getInteger("idem.bench.redisWarmUpKeys", 1000);
+      run("warm-up without", database, null, warmUpKeys, "w0");
+      run("warm-up with", database, tier, warmUpKeys, "w1");
+      run("warm-up with, replays only", database, tier, warmUpKeys, "w1");
       database.execute("ANALYZE");
       results.add(run("database only", database, null, keys, "a"));
       results.add(run("Redis front tier", database, tier, keys, "b"));
@@ -127,8 +184,9 @@ public final class RedisFrontTierBenchmark {
     CountingDataSource counting = new CountingDataSource(database.dataSource());
     IdemRuntime.Builder builder = IdemRuntime.builder().dataSource(counting).resultCache(false);
     if (tier != null) {
-      builder.frontTier(tier);
+      builder.frontTier(tier).listener(TIER_COUNTS);
     }
+    TIER_COUNTS.sinceLast();
     IdemRuntime runtime = builder.build();
     AtomicLong ids = new AtomicLong(System.nanoTime());
     RedisOrders orders = new RedisOrders_Idempotent((requestId, sku, quantity) -> {
@@ -182,7 +240,7 @@ public final class RedisFrontTierBenchmark {
     CountingDataSource.Counts used = counting.counts().minus(before);
     long roundTrips = used.statements() + used.commits() + used.rollbacks();
     Result result = new Result(name, calls.size(), seconds, roundTrips, used.connections(), inFlight.get());
-    System.out.println(result.row());
+    System.out.println(result.row() + (tier == null ? "" : "  " + TIER_COUNTS.sinceLast()));
     return result;
   }
 
@@ -194,7 +252,12 @@ public final class RedisFrontTierBenchmark {
       IdemRuntime runtime = IdemRuntime.builder().dataSource(unused).dialect(dev.idem.runtime.Dialect.H2)
           .recordStore(store).build();
       RedisOnlyNotifications notifications = new RedisOnlyNotifications_Idempotent((id, text) -> id, runtime);
-      notifications.notify("warm-up", "x");
+      // Warm-up (claim, completion and their Lua script through Lettuce and Netty, until the JIT compiled them): with
+      // a single call before, the measured calls ran cold.
+      int warmUpCalls = Integer.getInteger("idem.bench.redisWarmUpKeys", 1000) * COPIES;
+      for (int i = 0; i < warmUpCalls; i++) {
+        notifications.notify("warm-up-" + i, "x");
+      }
       AtomicInteger next = new AtomicInteger();
       ExecutorService threads = Executors.newFixedThreadPool(THREADS);
       long start = System.nanoTime();

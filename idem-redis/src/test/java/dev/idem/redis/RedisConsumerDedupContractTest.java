@@ -27,11 +27,12 @@ import org.junit.jupiter.api.Timeout;
 
 /**
  * Consumer batches with Redis in front of the database's consume log, on the shared Redis (a prefix of this class's
- * own) and H2: redeliveries skipped from Redis without a connection, the database deciding whatever Redis does not
- * know, and the Bloom prefilter skipping only Redis reads, never messages.
+ * own), once per database (a subclass per {@link TestDatabase}): redeliveries skipped from Redis without a
+ * connection, the database deciding whatever Redis does not know, and the Bloom prefilter skipping only Redis reads,
+ * never messages.
  */
 @Timeout(60)
-class RedisConsumerDedupTest extends DatabaseContract {
+abstract class RedisConsumerDedupContractTest extends DatabaseContract {
 
   private RedisTestKeys keys;
   private final Map<String, AtomicInteger> processed = new ConcurrentHashMap<>();
@@ -50,11 +51,6 @@ class RedisConsumerDedupTest extends DatabaseContract {
       bloomSkipped.addAndGet(count);
     }
   };
-
-  @Override
-  protected TestDatabase database() {
-    return TestDatabase.H2;
-  }
 
   @Override
   protected void prepare() {
