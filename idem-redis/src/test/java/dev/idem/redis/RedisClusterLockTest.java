@@ -85,6 +85,7 @@ class RedisClusterLockTest {
         held.put(name, locks.tryAcquire(name, Duration.ofMinutes(1)).orElseThrow());
       }
       String victimName = "cl-0";
+      inspector.refreshPartitions(); // the roles as they are now, not as the cluster's formation left them
       int slot = SlotHash.getSlot(locks.lockKey(victimName));
       RedisClusterNode master = inspector.getPartitions().getPartitionBySlot(slot);
       PrivateRedis victim = nodes.stream().filter(node -> node.port() == master.getUri().getPort()).findFirst()
@@ -99,14 +100,26 @@ class RedisClusterLockTest {
       // The replicas have the writes (WAIT on every master until one replica acknowledged all of them): this test
       // shows a failover, not a lost write. Without it, a replica still in its first sync was promoted by TAKEOVER
       // once and handed out token 1 after 4: the weakness docs/scheduled-jobs.md describes.
-      for (RedisClusterNode node : inspector.getPartitions()) {
-        if (node.is(RedisClusterNode.NodeFlag.UPSTREAM)) {
-          long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(30);
-          while (inspection.getConnection(node.getUri().getHost(), node.getUri().getPort()).sync()
-              .waitForReplication(1, 1_000) < 1) {
-            assertTrue(System.nanoTime() < deadline, "no replica of " + node.getUri() + " caught up");
+      // The client's view of the roles can be stale on a loaded machine (a WAIT sent to a node it still took for a
+      // master failed once): on any refusal, read the topology again and ask every master again.
+      long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(30);
+      while (true) {
+        inspector.refreshPartitions();
+        boolean allCaughtUp = true;
+        for (RedisClusterNode node : inspector.getPartitions()) {
+          if (node.is(RedisClusterNode.NodeFlag.UPSTREAM)) {
+            try {
+              allCaughtUp &= inspection.getConnection(node.getUri().getHost(), node.getUri().getPort()).sync()
+                  .waitForReplication(1, 1_000) >= 1;
+            } catch (io.lettuce.core.RedisException refused) {
+              allCaughtUp = false;
+            }
           }
         }
+        if (allCaughtUp) {
+          break;
+        }
+        assertTrue(System.nanoTime() < deadline, "no replica caught up: " + inspector.getPartitions());
       }
       victim.kill();
       PrivateRedis survivor = nodes.stream().filter(node -> node != victim).findFirst().orElseThrow();
