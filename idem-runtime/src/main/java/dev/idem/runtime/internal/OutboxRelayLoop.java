@@ -31,7 +31,8 @@ import javax.sql.DataSource;
  *   <li><b>Publish</b> through the {@link OutboxPublisher}, rows that cannot be read being parked instead.</li>
  *   <li><b>Mark</b>, in one transaction, each row by its outcome (sent, retry after a backoff, parked), every
  *       statement fenced by the claim token: a row whose lease ended and that another relay claimed since is left to
- *       that relay (reported as {@code outboxClaimLost}).</li>
+ *       that relay (reported as {@code outboxClaimLost}). The SENT rows take one statement together; see
+ *       {@link #mark}.</li>
  * </ol>
  *
  * A relay that dies between claim and mark leaves its rows claimed until the lease ends; then they are due again and
@@ -44,6 +45,11 @@ final class OutboxRelayLoop implements OutboxRelay {
   private static final TypeReference<Map<String, String>> HEADERS = new TypeReference<>() {};
   private static final int PURGE_BATCH = 1000;
   private static final int MAX_REASON = 1000;
+  /**
+   * The most ids one claim or mark statement binds (a batch may hold 10,000 rows; drivers and servers cap a
+   * statement's parameters, PostgreSQL at 32,767).
+   */
+  private static final int MARK_CHUNK = 1000;
 
   /** One claimed row; {@code unreadable} says why it cannot be published, null when it can. */
   private record Claimed(OutboxMessage message, String id, String destination, long lagMillis, int attempts,
@@ -305,8 +311,11 @@ final class OutboxRelayLoop implements OutboxRelay {
       boolean autoCommit = connection.getAutoCommit();
       int isolation = connection.getTransactionIsolation();
       connection.setAutoCommit(false);
-      // No gap locks (MariaDB's REPEATABLE READ takes them): a claim locks exactly the rows it returns.
-      connection.setTransactionIsolation(Connection.TRANSACTION_READ_COMMITTED);
+      // No gap locks (MariaDB's REPEATABLE READ takes them): a claim locks exactly the rows it returns. Set only when
+      // it differs: PostgreSQL's driver sends a statement for every call, twice per claim with the restore.
+      if (isolation != Connection.TRANSACTION_READ_COMMITTED) {
+        connection.setTransactionIsolation(Connection.TRANSACTION_READ_COMMITTED);
+      }
       try {
         List<Claimed> batch = new ArrayList<>();
         List<Integer> owned = partitions == null ? List.of() : partitions.owned();
@@ -329,15 +338,16 @@ final class OutboxRelayLoop implements OutboxRelay {
             }
           }
         }
-        if (!batch.isEmpty()) {
-          try (PreparedStatement update = connection.prepareStatement(dialect.outboxClaimSql())) {
-            for (Claimed row : batch) {
-              update.setString(1, token);
-              update.setLong(2, options.claimLease().toMillis());
-              update.setString(3, row.id);
-              update.addBatch();
+        // One statement per chunk rather than one per row: the rows are locked by the read above.
+        for (List<Claimed> chunk : chunks(batch)) {
+          try (PreparedStatement update = connection.prepareStatement(dialect.outboxClaimBatchSql(chunk.size()))) {
+            int i = 1;
+            update.setString(i++, token);
+            update.setLong(i++, options.claimLease().toMillis());
+            for (Claimed row : chunk) {
+              update.setString(i++, row.id);
             }
-            update.executeBatch();
+            update.executeUpdate();
           }
         }
         connection.commit();
@@ -347,7 +357,9 @@ final class OutboxRelayLoop implements OutboxRelay {
         throw e;
       } finally {
         try {
-          connection.setTransactionIsolation(isolation);
+          if (isolation != Connection.TRANSACTION_READ_COMMITTED) {
+            connection.setTransactionIsolation(isolation);
+          }
           connection.setAutoCommit(autoCommit);
         } catch (SQLException e) {
           LOG.log(Level.DEBUG, "Cannot restore the relay connection's settings", e);
@@ -382,8 +394,21 @@ final class OutboxRelayLoop implements OutboxRelay {
     }
   }
 
+  /**
+   * Marks the batch in one transaction. The SENT rows (nearly all of a batch) are marked by one fenced statement per
+   * {@link #MARK_CHUNK} rows; when its update count says a claim was lost on some of them, that transaction is rolled
+   * back and the batch is marked again row by row, which tells exactly which rows are no longer this relay's.
+   */
   private void mark(String token, List<Claimed> batch, List<Claimed> readable, List<PublishOutcome> outcomes)
       throws SQLException {
+    if (!markOnce(token, batch, readable, outcomes, true)) {
+      markOnce(token, batch, readable, outcomes, false);
+    }
+  }
+
+  /** False (rolled back) when marking the SENT rows together found fewer rows still claimed than it sent. */
+  private boolean markOnce(String token, List<Claimed> batch, List<Claimed> readable, List<PublishOutcome> outcomes,
+                           boolean sentTogether) throws SQLException {
     int lost = 0;
     List<Runnable> events = new ArrayList<>();
     try (Connection connection = dataSource.getConnection()) {
@@ -410,6 +435,7 @@ final class OutboxRelayLoop implements OutboxRelay {
             lost += parkRow(park, row, row.unreadable, token, events);
           }
         }
+        List<Claimed> sentRows = new ArrayList<>();
         for (int i = 0; i < readable.size(); i++) {
           Claimed row = readable.get(i);
           PublishOutcome outcome = outcomes.get(i);
@@ -419,6 +445,10 @@ final class OutboxRelayLoop implements OutboxRelay {
           }
           switch (outcome == null ? PublishOutcome.Status.RETRY : outcome.status()) {
             case SENT -> {
+              if (sentTogether) {
+                sentRows.add(row);
+                continue;
+              }
               sent.setLong(1, options.keepSentFor().toMillis());
               sent.setString(2, row.id);
               sent.setString(3, token);
@@ -444,6 +474,23 @@ final class OutboxRelayLoop implements OutboxRelay {
             default -> throw new AssertionError(outcome);
           }
         }
+        for (List<Claimed> chunk : chunks(sentRows)) {
+          try (PreparedStatement sentChunk = connection.prepareStatement(dialect.outboxMarkSentBatchSql(chunk.size()))) {
+            int p = 1;
+            sentChunk.setLong(p++, options.keepSentFor().toMillis());
+            sentChunk.setString(p++, token);
+            for (Claimed row : chunk) {
+              sentChunk.setString(p++, row.id);
+            }
+            if (sentChunk.executeUpdate() != chunk.size()) {
+              Quietly.rollback(connection);
+              return false;
+            }
+          }
+          for (Claimed row : chunk) {
+            events.add(() -> listener.outboxSent(row.destination, row.lagMillis));
+          }
+        }
         connection.commit();
       } catch (SQLException | RuntimeException e) {
         Quietly.rollback(connection);
@@ -460,6 +507,16 @@ final class OutboxRelayLoop implements OutboxRelay {
     if (lost > 0) {
       listener.outboxClaimLost(lost);
     }
+    return true;
+  }
+
+  /** The rows in chunks of at most {@link #MARK_CHUNK}, each bound to one statement. */
+  private static List<List<Claimed>> chunks(List<Claimed> rows) {
+    List<List<Claimed>> chunks = new ArrayList<>();
+    for (int from = 0; from < rows.size(); from += MARK_CHUNK) {
+      chunks.add(rows.subList(from, Math.min(rows.size(), from + MARK_CHUNK)));
+    }
+    return chunks;
   }
 
   /** 0 when parked, 1 when the claim was gone. */

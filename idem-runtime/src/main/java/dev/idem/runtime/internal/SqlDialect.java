@@ -365,14 +365,6 @@ abstract class SqlDialect {
   }
 
   /**
-   * The claim's write, in the same short transaction: the row is this relay's until the lease ends, when it is due
-   * again for any relay (a crashed relay's claim thus expires by itself). Parameters: claim token, lease millis, id.
-   */
-  final String outboxClaimSql() {
-    return "UPDATE " + OUTBOX_TABLE + " SET claim_token = ?, next_attempt_at = " + lockNowMillis() + " + ? WHERE id = ?";
-  }
-
-  /**
    * Marks a published row sent, fenced by the claim token: a relay whose lease ended and whose rows another relay
    * claimed marks nothing. Parameters: retention millis, id, claim token.
    */
@@ -380,6 +372,27 @@ abstract class SqlDialect {
     return "UPDATE " + OUTBOX_TABLE + " SET state = '" + OUTBOX_SENT + "', sent_at = " + lockNowMillis()
         + ", expires_at = " + lockNowMillis() + " + ?, claim_token = NULL, last_error = NULL WHERE id = ?"
         + " AND claim_token = ?";
+  }
+
+  /**
+   * Marks a batch of published rows sent in one statement, fenced by the claim token like {@link
+   * #outboxMarkSentSql()}: the relay compares the update count with the ids it sent and, when a claim was lost on some
+   * of them, rolls back and marks row by row to learn which. Parameters: retention millis, claim token, each id.
+   */
+  final String outboxMarkSentBatchSql(int rows) {
+    return "UPDATE " + OUTBOX_TABLE + " SET state = '" + OUTBOX_SENT + "', sent_at = " + lockNowMillis()
+        + ", expires_at = " + lockNowMillis() + " + ?, claim_token = NULL, last_error = NULL WHERE claim_token = ?"
+        + " AND id IN (" + placeholders(rows) + ")";
+  }
+
+  /**
+   * The claim's write, in the same short transaction, one statement for the batch (its rows are locked by the
+   * claim's read): the rows are this relay's until the lease ends, when they are due again for any relay (a crashed
+   * relay's claim thus expires by itself). Parameters: claim token, lease millis, each id.
+   */
+  final String outboxClaimBatchSql(int rows) {
+    return "UPDATE " + OUTBOX_TABLE + " SET claim_token = ?, next_attempt_at = " + lockNowMillis() + " + ? WHERE id IN ("
+        + placeholders(rows) + ")";
   }
 
   /** A RETRY outcome: due again after the backoff, fenced. Parameters: backoff millis, reason, id, claim token. */
