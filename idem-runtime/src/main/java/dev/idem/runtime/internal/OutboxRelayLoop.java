@@ -69,6 +69,18 @@ final class OutboxRelayLoop implements OutboxRelay {
   /** Tells the runtime this relay is closed. */
   private final java.util.function.Consumer<OutboxRelayLoop> onClose;
   private long nextPurgeNanos;
+  /**
+   * Unordered mode: the relay's second thread, which runs the next batch's claim and the last batch's mark while the
+   * relay thread publishes (see {@link #round()}); null in ordered mode, where a batch goes out in waves.
+   */
+  private final java.util.concurrent.ExecutorService ahead;
+  /** The next batch's claim, running on {@link #ahead}; null when none was started. Relay thread only. */
+  private java.util.concurrent.Future<ClaimedBatch> nextClaim;
+  /** The last batch's mark, running on {@link #ahead}; null when none is pending. Relay thread only. */
+  private java.util.concurrent.Future<Void> pendingMark;
+
+  /** A claimed batch and the token that claims it. */
+  private record ClaimedBatch(String token, List<Claimed> rows) {}
 
   OutboxRelayLoop(DataSource dataSource, SqlDialect dialect, ObjectMapper mapper, SafeListener listener,
                   OutboxPublisher publisher, OutboxRelayOptions options, OutboxOperations operations,
@@ -86,6 +98,11 @@ final class OutboxRelayLoop implements OutboxRelay {
     this.thread = new Thread(this::run, options.name());
     this.thread.setDaemon(true);
     this.nextPurgeNanos = System.nanoTime();
+    this.ahead = partitions != null ? null : java.util.concurrent.Executors.newSingleThreadExecutor(task -> {
+      Thread worker = new Thread(task, options.name() + "-claim-mark");
+      worker.setDaemon(true);
+      return worker;
+    });
   }
 
   OutboxRelayLoop start() {
@@ -123,7 +140,71 @@ final class OutboxRelayLoop implements OutboxRelay {
     } finally {
       if (partitions != null) {
         partitions.leave();
+      } else {
+        drainAhead();
       }
+    }
+  }
+
+  /**
+   * On stop: the last mark is let finish (its batch was published), and a claim made ahead is given back, so that
+   * another relay publishes its rows at once rather than when the lease ends.
+   */
+  private void drainAhead() {
+    try {
+      if (pendingMark != null) {
+        awaitUninterruptibly(pendingMark);
+      }
+      if (nextClaim != null) {
+        ClaimedBatch claimed = awaitUninterruptibly(nextClaim);
+        if (claimed != null && !claimed.rows.isEmpty()) {
+          release(claimed.token, claimed.rows);
+        }
+      }
+    } finally {
+      pendingMark = null;
+      nextClaim = null;
+      ahead.shutdown();
+    }
+  }
+
+  /** The task's result, or null when it failed (a failed mark or claim leaves its rows to the lease). */
+  private static <T> T awaitUninterruptibly(java.util.concurrent.Future<T> task) {
+    boolean interrupted = Thread.interrupted();
+    try {
+      while (true) {
+        try {
+          return task.get(30, TimeUnit.SECONDS);
+        } catch (InterruptedException e) {
+          interrupted = true;
+        } catch (java.util.concurrent.ExecutionException | java.util.concurrent.TimeoutException e) {
+          LOG.log(Level.DEBUG, "An outbox relay's last claim or mark did not complete; its rows wait for the lease", e);
+          return null;
+        }
+      }
+    } finally {
+      if (interrupted) {
+        Thread.currentThread().interrupt();
+      }
+    }
+  }
+
+  /** The task's result; its failure rethrown as the relay thread's own (an SQLException or a RuntimeException). */
+  private static <T> T await(java.util.concurrent.Future<T> task) throws SQLException, InterruptedException {
+    try {
+      return task.get();
+    } catch (java.util.concurrent.ExecutionException e) {
+      Throwable cause = e.getCause();
+      if (cause instanceof SQLException sql) {
+        throw sql;
+      }
+      if (cause instanceof RuntimeException runtime) {
+        throw runtime;
+      }
+      if (cause instanceof Error error) {
+        throw error;
+      }
+      throw new IllegalStateException(cause);
     }
   }
 
@@ -166,13 +247,35 @@ final class OutboxRelayLoop implements OutboxRelay {
     }
   }
 
-  /** One claim, publish and mark; the number of rows claimed (0: nothing was due). */
+  /**
+   * One claim, publish and mark; the number of rows claimed (0: nothing was due).
+   *
+   * <p>Unordered mode pipelines: when a batch came back full (a backlog), the next batch is claimed on the second
+   * thread while this one is published, and this batch's mark runs there too while the next one is published. So
+   * the broker's round trips and the database's overlap instead of adding up. Each batch keeps its own claim token
+   * (its marks stay fenced by it), at most one claim and one mark are in flight, and a mark's failure surfaces on the
+   * relay thread at the next round, as a synchronous mark's would.
+   */
   int round() throws SQLException, InterruptedException {
-    String token = UUID.randomUUID().toString();
+    String token;
     List<Claimed> batch;
     if (partitions == null) {
-      batch = claim(token);
+      if (nextClaim != null) {
+        java.util.concurrent.Future<ClaimedBatch> claimed = nextClaim;
+        nextClaim = null;
+        ClaimedBatch prefetched = await(claimed);
+        token = prefetched.token;
+        batch = prefetched.rows;
+      } else {
+        token = UUID.randomUUID().toString();
+        batch = claim(token);
+      }
+      if (batch.size() == options.batchSize()) {
+        String nextToken = UUID.randomUUID().toString();
+        nextClaim = ahead.submit(() -> new ClaimedBatch(nextToken, claim(nextToken)));
+      }
     } else {
+      token = UUID.randomUUID().toString();
       partitions.maintain();
       if (partitions.ownedSet().isEmpty()) {
         return 0;
@@ -192,6 +295,7 @@ final class OutboxRelayLoop implements OutboxRelay {
       }
     }
     if (batch.isEmpty()) {
+      awaitPendingMark(); // a claim made ahead found the backlog gone: the last batch's mark completes first
       return 0;
     }
     List<Claimed> readable = new ArrayList<>(batch.size());
@@ -214,8 +318,26 @@ final class OutboxRelayLoop implements OutboxRelay {
         throw e;
       }
     }
-    mark(token, batch, readable, outcomes);
+    awaitPendingMark();
+    List<PublishOutcome> published = outcomes;
+    String claimToken = token;
+    List<Claimed> claimedRows = batch;
+    pendingMark = ahead.submit(() -> {
+      mark(claimToken, claimedRows, readable, published);
+      return null;
+    });
+    if (nextClaim == null) {
+      awaitPendingMark(); // no backlog: the batch is marked before the relay sleeps or claims again
+    }
     return batch.size();
+  }
+
+  private void awaitPendingMark() throws SQLException, InterruptedException {
+    if (pendingMark != null) {
+      java.util.concurrent.Future<Void> mark = pendingMark;
+      pendingMark = null;
+      await(mark);
+    }
   }
 
   /** The publisher's outcomes, one per message: a failure of the publisher itself is every message's RETRY. */

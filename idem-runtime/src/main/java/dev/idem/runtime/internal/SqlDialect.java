@@ -253,8 +253,8 @@ abstract class SqlDialect {
 
   /** Classpath resource (relative to {@code dev.idem.runtime}) holding the outbox table's DDL. */
   final String outboxSchemaResource() {
-    // One table whatever the record table's layout (see ARCHITECTURE.md: day partitions are the records' only).
-    return schemaResource().replace("schema/", "schema/outbox-").replace("-day-partitions", "");
+    // DAY_PARTITIONS: idem_outbox is partitioned by the day of created_at, like the transition log by applied_at.
+    return schemaResource().replace("schema/", "schema/outbox-");
   }
 
   /**
@@ -946,13 +946,18 @@ abstract class SqlDialect {
    * which day and how to make it.
    */
   static SQLException explainMissingPartition(SQLException e) {
-    if ("23514".equals(e.getSQLState()) || e.getErrorCode() == ER_NO_PARTITION_FOR_GIVEN_VALUE) {
+    if (isMissingPartition(e)) {
       return new SQLException("No partition holds today's records (" + e.getMessage() + "): day partitions are"
           + " created ahead of time by IdemRuntime.premakePartitions(), createSchema() and the scheduled purge"
           + " (Builder.purgeEvery); run premakePartitions() now and keep purgeEvery enabled on some node",
           e.getSQLState(), e.getErrorCode(), e);
     }
     return e;
+  }
+
+  /** Whether a write failed because its row's day has no partition (see {@link #explainMissingPartition}). */
+  static boolean isMissingPartition(SQLException e) {
+    return "23514".equals(e.getSQLState()) || e.getErrorCode() == ER_NO_PARTITION_FOR_GIVEN_VALUE;
   }
 
   static String placeholders(int count) {
