@@ -377,22 +377,24 @@ abstract class SqlDialect {
   /**
    * Marks a batch of published rows sent in one statement, fenced by the claim token like {@link
    * #outboxMarkSentSql()}: the relay compares the update count with the ids it sent and, when a claim was lost on some
-   * of them, rolls back and marks row by row to learn which. Parameters: retention millis, claim token, each id.
+   * of them, rolls back and marks row by row to learn which. The rows' created_at range lets a day-partitioned table
+   * read only their days. Parameters: retention millis, claim token, earliest and latest created_at, each id.
    */
   final String outboxMarkSentBatchSql(int rows) {
     return "UPDATE " + OUTBOX_TABLE + " SET state = '" + OUTBOX_SENT + "', sent_at = " + lockNowMillis()
         + ", expires_at = " + lockNowMillis() + " + ?, claim_token = NULL, last_error = NULL WHERE claim_token = ?"
-        + " AND id IN (" + placeholders(rows) + ")";
+        + " AND created_at BETWEEN ? AND ? AND id IN (" + placeholders(rows) + ")";
   }
 
   /**
    * The claim's write, in the same short transaction, one statement for the batch (its rows are locked by the
    * claim's read): the rows are this relay's until the lease ends, when they are due again for any relay (a crashed
-   * relay's claim thus expires by itself). Parameters: claim token, lease millis, each id.
+   * relay's claim thus expires by itself). Parameters: claim token, lease millis, earliest and latest created_at (a
+   * day-partitioned table reads only those days), each id.
    */
   final String outboxClaimBatchSql(int rows) {
-    return "UPDATE " + OUTBOX_TABLE + " SET claim_token = ?, next_attempt_at = " + lockNowMillis() + " + ? WHERE id IN ("
-        + placeholders(rows) + ")";
+    return "UPDATE " + OUTBOX_TABLE + " SET claim_token = ?, next_attempt_at = " + lockNowMillis() + " + ? WHERE"
+        + " created_at BETWEEN ? AND ? AND id IN (" + placeholders(rows) + ")";
   }
 
   /** A RETRY outcome: due again after the backoff, fenced. Parameters: backoff millis, reason, id, claim token. */
