@@ -253,8 +253,8 @@ final class OutboxRelayLoop implements OutboxRelay {
    * <p>Unordered mode pipelines: when a batch came back full (a backlog), the next batch is claimed on the second
    * thread while this one is published, and this batch's mark runs there too while the next one is published. So
    * the broker's round trips and the database's overlap instead of adding up. Each batch keeps its own claim token
-   * (its marks stay fenced by it), at most one claim and one mark are in flight, and a mark's failure surfaces on the
-   * relay thread at the next round, as a synchronous mark's would.
+   * (its marks stay fenced by it), at most one claim and two marks (the last, and this one queued behind it) are ahead,
+   * and a mark's failure surfaces on the relay thread at the next round, as a synchronous mark's would.
    */
   int round() throws SQLException, InterruptedException {
     String token;
@@ -318,14 +318,19 @@ final class OutboxRelayLoop implements OutboxRelay {
         throw e;
       }
     }
-    awaitPendingMark();
     List<PublishOutcome> published = outcomes;
     String claimToken = token;
     List<Claimed> claimedRows = batch;
+    // This batch's mark is queued before the previous one's outcome is looked at: a failed previous mark must not
+    // leave a published batch unmarked (its rows would go out again after the lease).
+    java.util.concurrent.Future<Void> previousMark = pendingMark;
     pendingMark = ahead.submit(() -> {
       mark(claimToken, claimedRows, readable, published);
       return null;
     });
+    if (previousMark != null) {
+      await(previousMark);
+    }
     if (nextClaim == null) {
       awaitPendingMark(); // no backlog: the batch is marked before the relay sleeps or claims again
     }
