@@ -6,6 +6,7 @@ import java.sql.Connection;
 import java.sql.PreparedStatement;
 import java.sql.SQLException;
 import java.sql.Statement;
+import java.util.List;
 import javax.sql.DataSource;
 
 /**
@@ -45,6 +46,17 @@ public final class JdbcBilling implements Billing {
 
   @Override
   public void onOrderCreated(String messageId, String group, OrderCreated event) {
+    apply(messageId, event);
+  }
+
+  @Override
+  public void onOrdersCreated(List<Delivery> batch, String group) {
+    for (Delivery delivery : batch) {
+      apply(delivery.messageId(), delivery.event());
+    }
+  }
+
+  private void apply(String messageId, OrderCreated event) {
     Connection connection = runtime.currentConnection();
     try (PreparedStatement copy = connection.prepareStatement(
         "INSERT INTO billing_orders (id, status, version) VALUES (?, 'CREATED', 0)")) {

@@ -104,6 +104,18 @@ public final class OrdersOutboxExample {
   }
 
   /**
+   * Decodes one delivered message for {@link Billing#onOrdersCreated}, the batch form.
+   *
+   * @param messageId the message id
+   * @param json the message's body
+   * @return the delivery
+   * @throws IOException if the body is not an OrderCreated
+   */
+  public static Billing.Delivery delivery(String messageId, String json) throws IOException {
+    return new Billing.Delivery(messageId, JSON.readValue(json, OrderCreated.class));
+  }
+
+  /**
    * {@code -Dbroker=rabbitmq|kafka} (default rabbitmq; RabbitMQ at {@code -Drabbitmq.host}, default 127.0.0.1,
    * guest/guest; Kafka at {@code -Dkafka.bootstrap} with a topic {@code orders}), {@code -Djdbc.url=} (default
    * PostgreSQL 127.0.0.1:5432/test), {@code -Djdbc.user=}, {@code -Djdbc.password=}, {@code -Dport=} (default 8081).

@@ -5,9 +5,11 @@ import static org.junit.jupiter.api.Assertions.assertNotNull;
 import static org.junit.jupiter.api.Assertions.assertThrows;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
+import dev.idem.runtime.IdemAdmin;
 import dev.idem.runtime.IdemRuntime;
 import dev.idem.runtime.RecordLayout;
 import dev.idem.testing.DatabaseContract;
+import dev.idem.testing.IsolatedDatabase;
 import dev.idem.testing.TestDatabase;
 import java.io.IOException;
 import java.io.InputStream;
@@ -42,7 +44,7 @@ class PostgresDayPartitionsFlywayTest extends DatabaseContract {
 
   @Test
   void theMigrationRunsTheSchemaResourcesStatements() throws IOException {
-    assertEquals(4, migration.migrationsExecuted);
+    assertEquals(5, migration.migrationsExecuted);
     assertEquals(statements(resource("dev/idem/runtime/schema/postgresql-day-partitions.sql")),
         statements(resource("dev/idem/runtime/flyway/postgresql-day-partitions/V1__idem_record_day_partitions.sql")));
     assertEquals(statements(resource("dev/idem/runtime/schema/transition-log-postgresql-day-partitions.sql")),
@@ -50,7 +52,7 @@ class PostgresDayPartitionsFlywayTest extends DatabaseContract {
     // The single-flight lock table does not depend on the record table's layout: the same DDL as on one table.
     assertEquals(statements(resource("dev/idem/runtime/schema/lock-postgresql.sql")),
         statements(resource("dev/idem/runtime/flyway/postgresql-day-partitions/V3__idem_lock.sql")));
-    // The outbox is one table on either layout.
+    // V4 made the outbox as one table, as on the one-table layout; V5 partitions it by day (see below).
     assertEquals(statements(resource("dev/idem/runtime/schema/outbox-postgresql.sql")),
         statements(resource("dev/idem/runtime/flyway/postgresql-day-partitions/V4__idem_outbox.sql")));
   }
@@ -137,6 +139,64 @@ class PostgresDayPartitionsFlywayTest extends DatabaseContract {
       assertThrows(dev.idem.runtime.InvalidIdempotencyKeyException.class, () -> payments.pay(stale, 3),
           "older than the two-day retention");
     }
+  }
+
+  @Test
+  void v5PartitionsAnOutboxThatHoldsRowsByDayAndKeepsEveryRow() {
+    try (IsolatedDatabase v4 = IsolatedDatabase.open(database())) {
+      Flyway.configure().dataSource(v4.dataSource()).locations(LOCATION).table("idem_schema_history").target("4")
+          .load().migrate();
+      long now = System.currentTimeMillis();
+      insertOutboxRow(v4, now - 3 * DAY, "PENDING");
+      insertOutboxRow(v4, now - 10 * DAY, "PARKED");
+      insertOutboxRow(v4, now, "SENT");
+      assertEquals(1, Flyway.configure().dataSource(v4.dataSource()).locations(LOCATION)
+          .table("idem_schema_history").load().migrate().migrationsExecuted, "V5");
+      assertEquals(3, count(v4, "SELECT count(*) FROM idem_outbox"), "every row copied");
+      assertEquals(1, count(v4, "SELECT count(*) FROM idem_outbox_p" + day(now - 3 * DAY) + " WHERE state = 'PENDING'"),
+          "a row stays in the partition of the day it was written");
+      assertEquals(1, count(v4, "SELECT count(*) FROM idem_outbox_p" + day(now - 10 * DAY) + " WHERE state = 'PARKED'"));
+      assertEquals(1, count(v4, "SELECT count(*) FROM pg_class WHERE relname = 'idem_outbox' AND relkind = 'p'"
+          + " AND relnamespace = to_regnamespace(current_schema())::oid"));
+      for (int ahead = 0; ahead <= 7; ahead++) {
+        assertTrue(partitionExists(v4, "idem_outbox_p" + day(now + ahead * DAY)), "today and the coming week: " + ahead);
+      }
+      try (IdemRuntime runtime = IdemRuntime.builder().dataSource(v4.dataSource())
+          .layout(RecordLayout.DAY_PARTITIONS).build()) {
+        runtime.premakePartitions();
+        IdemAdmin admin = IdemAdmin.of(runtime);
+        assertEquals(1, admin.parkedOutboxEvents(10).size(), "the parked row, readable by the operator calls");
+      }
+    }
+  }
+
+  private static final long DAY = 86_400_000L;
+  private static final String LOCATION = "classpath:dev/idem/runtime/flyway/postgresql-day-partitions";
+
+  private static String day(long millis) {
+    return java.time.LocalDate.ofEpochDay(Math.floorDiv(millis, DAY)).format(java.time.format.DateTimeFormatter.BASIC_ISO_DATE);
+  }
+
+  private static void insertOutboxRow(IsolatedDatabase on, long createdAt, String state) {
+    on.execute("INSERT INTO idem_outbox (id, destination, partition_key, key_hash, event_type, headers, payload,"
+        + " created_at, state, attempts, next_attempt_at) VALUES ('" + java.util.UUID.randomUUID() + "', 'orders',"
+        + " NULL, 0, 'OrderCreated', NULL, '{}', " + createdAt + ", '" + state + "', 0, " + createdAt + ")");
+  }
+
+  private static long count(IsolatedDatabase on, String sql) {
+    try (java.sql.Connection connection = on.dataSource().getConnection();
+        java.sql.Statement statement = connection.createStatement();
+        java.sql.ResultSet rs = statement.executeQuery(sql)) {
+      rs.next();
+      return rs.getLong(1);
+    } catch (java.sql.SQLException e) {
+      throw new IllegalStateException(e);
+    }
+  }
+
+  private static boolean partitionExists(IsolatedDatabase on, String partition) {
+    return count(on, "SELECT count(*) FROM pg_inherits i JOIN pg_class c ON c.oid = i.inhrelid"
+        + " WHERE c.relname = '" + partition + "' AND c.relnamespace = to_regnamespace(current_schema())::oid") == 1;
   }
 
   private long count(String sql) {

@@ -30,13 +30,16 @@ final class ExpiredRecordPurger {
   private final PartitionMaintenance partitions;
   /** The transition log's day partitions, maintained alongside; null for one table. */
   private final PartitionMaintenance logPartitions;
+  /** The outbox's day partitions, maintained alongside (its coming days made, its sent days dropped); or null. */
+  private final PartitionMaintenance outboxPartitions;
 
   ExpiredRecordPurger(DataSource dataSource, TransactionManager transactions, SqlDialect dialect, String tableName,
       DatabaseClock clock, long keepAfterDedupWindowMillis, PartitionMaintenance partitions,
-      PartitionMaintenance logPartitions) {
+      PartitionMaintenance logPartitions, PartitionMaintenance outboxPartitions) {
     this.keepAfterDedupWindowMillis = keepAfterDedupWindowMillis;
     this.partitions = partitions;
     this.logPartitions = logPartitions;
+    this.outboxPartitions = outboxPartitions;
     this.transactions = transactions;
     this.dataSource = dataSource;
     this.dialect = dialect;
@@ -65,6 +68,7 @@ final class ExpiredRecordPurger {
       // The days past their archive horizon go whole, and the coming days are created: no row is deleted.
       long dropped = partitions.maintain(keepAfterDedupWindowMillis);
       logPartitions.maintain(0); // its days go by the log's own keep (never, by default)
+      outboxPartitions.maintain(0); // its days go once all their rows are sent and past the relay's keepSentFor
       afterBatch.accept(dropped); // one "batch": the records of the days removed
       return dropped;
     }

@@ -81,6 +81,8 @@ public final class IdemEngine {
   private final PartitionMaintenance partitions;
   /** The transition log's day partitions (with the records'); null for {@link RecordLayout#ONE_TABLE}. */
   private final PartitionMaintenance logPartitions;
+  /** The outbox's day partitions (DAY_PARTITIONS layout), or null. */
+  private final PartitionMaintenance outboxPartitions;
   private final DataSource dataSource;
   private final long keepAfterDedupWindowMillis;
   private final ExpiredRecordPurger purger;
@@ -139,16 +141,20 @@ public final class IdemEngine {
             settings.archiveSchema(), settings.keepTransitionLogFor() == null ? Long.MAX_VALUE
                 : settings.keepTransitionLogFor().toMillis())
         : null;
+    this.outboxPartitions = dialect.layout() == RecordLayout.DAY_PARTITIONS
+        ? PartitionMaintenance.ofOutbox(dataSource, dialect, clock, listener, PARTITION_DAYS_AHEAD,
+            settings.archiveSchema())
+        : null;
     this.schema = new SchemaInstaller(dataSource, dialect, tableName);
     this.purger = new ExpiredRecordPurger(dataSource, transactions, dialect, tableName, clock,
-        settings.keepAfterDedupWindow().toMillis(), partitions, logPartitions);
+        settings.keepAfterDedupWindow().toMillis(), partitions, logPartitions, outboxPartitions);
     this.operations = new RecordOperations(transactions, dialect, tableName, results, cache, commandsByScope::get);
     this.stats = new RecordStats(transactions, dialect, tableName, clock);
     this.singleFlights = new SingleFlightRunner(settings.lockProvider() != null ? settings.lockProvider()
         : new JdbcLockProvider(dataSource, dialect), listener);
     this.outboxMapper = results.mapper();
     this.outboxWriter = new OutboxWriter(transactions, dialect, outboxMapper, clock);
-    this.outboxOperations = new OutboxOperations(dataSource, dialect);
+    this.outboxOperations = new OutboxOperations(dataSource, dialect, outboxPartitions);
     this.scheduledPurge = settings.purgeInterval() == null ? null
         : new ScheduledPurge(purger, listener, tableName, settings.purgeInterval(), settings.purgeBatchSize());
   }
@@ -625,6 +631,7 @@ public final class IdemEngine {
     if (partitions != null) {
       partitions.premake();
       logPartitions.premake();
+      outboxPartitions.premake();
     }
   }
 
@@ -636,8 +643,10 @@ public final class IdemEngine {
   public List<String> premakePartitions() {
     List<String> created = requirePartitions().premake();
     List<String> logCreated = logPartitions.premake();
+    List<String> outboxCreated = outboxPartitions.premake();
     List<String> all = new java.util.ArrayList<>(created == null ? List.of() : created);
     all.addAll(logCreated == null ? List.of() : logCreated);
+    all.addAll(outboxCreated == null ? List.of() : outboxCreated);
     return all;
   }
 

@@ -19,10 +19,13 @@ final class OutboxOperations {
 
   private final DataSource dataSource;
   private final SqlDialect dialect;
+  /** The outbox's day partitions (DAY_PARTITIONS layout), or null: its sent rows then go by rows. */
+  private final PartitionMaintenance partitions;
 
-  OutboxOperations(DataSource dataSource, SqlDialect dialect) {
+  OutboxOperations(DataSource dataSource, SqlDialect dialect, PartitionMaintenance partitions) {
     this.dataSource = dataSource;
     this.dialect = dialect;
+    this.partitions = partitions;
   }
 
   List<ParkedOutboxEvent> parked(int limit) {
@@ -55,10 +58,17 @@ final class OutboxOperations {
     }
   }
 
-  /** Deletes sent events past their retention in batches until none is left; the number deleted. */
+  /**
+   * Deletes sent events past their retention in batches until none is left; the number deleted. A day-partitioned
+   * outbox instead loses whole past days that hold only such events (and gets its coming days made): no row is
+   * deleted one by one, and a day holding a PENDING or PARKED event stays.
+   */
   long purgeSent(int batchSize) {
     if (batchSize < 1) {
       throw new IllegalArgumentException("batchSize must be positive: " + batchSize);
+    }
+    if (partitions != null && partitions.isPartitioned()) {
+      return partitions.maintain(0);
     }
     long total = 0;
     try (Connection connection = dataSource.getConnection();

@@ -31,7 +31,8 @@ import javax.sql.DataSource;
  *   <li><b>Publish</b> through the {@link OutboxPublisher}, rows that cannot be read being parked instead.</li>
  *   <li><b>Mark</b>, in one transaction, each row by its outcome (sent, retry after a backoff, parked), every
  *       statement fenced by the claim token: a row whose lease ended and that another relay claimed since is left to
- *       that relay (reported as {@code outboxClaimLost}).</li>
+ *       that relay (reported as {@code outboxClaimLost}). The SENT rows take one statement together; see
+ *       {@link #mark}.</li>
  * </ol>
  *
  * A relay that dies between claim and mark leaves its rows claimed until the lease ends; then they are due again and
@@ -44,10 +45,15 @@ final class OutboxRelayLoop implements OutboxRelay {
   private static final TypeReference<Map<String, String>> HEADERS = new TypeReference<>() {};
   private static final int PURGE_BATCH = 1000;
   private static final int MAX_REASON = 1000;
+  /**
+   * The most ids one claim or mark statement binds (a batch may hold 10,000 rows; drivers and servers cap a
+   * statement's parameters, PostgreSQL at 32,767).
+   */
+  private static final int MARK_CHUNK = 1000;
 
   /** One claimed row; {@code unreadable} says why it cannot be published, null when it can. */
-  private record Claimed(OutboxMessage message, String id, String destination, long lagMillis, int attempts,
-                         String unreadable, int partition) {}
+  private record Claimed(OutboxMessage message, String id, String destination, long createdAt, long lagMillis,
+                         int attempts, String unreadable, int partition) {}
 
   private final DataSource dataSource;
   private final SqlDialect dialect;
@@ -63,6 +69,18 @@ final class OutboxRelayLoop implements OutboxRelay {
   /** Tells the runtime this relay is closed. */
   private final java.util.function.Consumer<OutboxRelayLoop> onClose;
   private long nextPurgeNanos;
+  /**
+   * Unordered mode: the relay's second thread, which runs the next batch's claim and the last batch's mark while the
+   * relay thread publishes (see {@link #round()}); null in ordered mode, where a batch goes out in waves.
+   */
+  private final java.util.concurrent.ExecutorService ahead;
+  /** The next batch's claim, running on {@link #ahead}; null when none was started. Relay thread only. */
+  private java.util.concurrent.Future<ClaimedBatch> nextClaim;
+  /** The last batch's mark, running on {@link #ahead}; null when none is pending. Relay thread only. */
+  private java.util.concurrent.Future<Void> pendingMark;
+
+  /** A claimed batch and the token that claims it. */
+  private record ClaimedBatch(String token, List<Claimed> rows) {}
 
   OutboxRelayLoop(DataSource dataSource, SqlDialect dialect, ObjectMapper mapper, SafeListener listener,
                   OutboxPublisher publisher, OutboxRelayOptions options, OutboxOperations operations,
@@ -80,6 +98,11 @@ final class OutboxRelayLoop implements OutboxRelay {
     this.thread = new Thread(this::run, options.name());
     this.thread.setDaemon(true);
     this.nextPurgeNanos = System.nanoTime();
+    this.ahead = partitions != null ? null : java.util.concurrent.Executors.newSingleThreadExecutor(task -> {
+      Thread worker = new Thread(task, options.name() + "-claim-mark");
+      worker.setDaemon(true);
+      return worker;
+    });
   }
 
   OutboxRelayLoop start() {
@@ -117,7 +140,71 @@ final class OutboxRelayLoop implements OutboxRelay {
     } finally {
       if (partitions != null) {
         partitions.leave();
+      } else {
+        drainAhead();
       }
+    }
+  }
+
+  /**
+   * On stop: the last mark is let finish (its batch was published), and a claim made ahead is given back, so that
+   * another relay publishes its rows at once rather than when the lease ends.
+   */
+  private void drainAhead() {
+    try {
+      if (pendingMark != null) {
+        awaitUninterruptibly(pendingMark);
+      }
+      if (nextClaim != null) {
+        ClaimedBatch claimed = awaitUninterruptibly(nextClaim);
+        if (claimed != null && !claimed.rows.isEmpty()) {
+          release(claimed.token, claimed.rows);
+        }
+      }
+    } finally {
+      pendingMark = null;
+      nextClaim = null;
+      ahead.shutdown();
+    }
+  }
+
+  /** The task's result, or null when it failed (a failed mark or claim leaves its rows to the lease). */
+  private static <T> T awaitUninterruptibly(java.util.concurrent.Future<T> task) {
+    boolean interrupted = Thread.interrupted();
+    try {
+      while (true) {
+        try {
+          return task.get(30, TimeUnit.SECONDS);
+        } catch (InterruptedException e) {
+          interrupted = true;
+        } catch (java.util.concurrent.ExecutionException | java.util.concurrent.TimeoutException e) {
+          LOG.log(Level.DEBUG, "An outbox relay's last claim or mark did not complete; its rows wait for the lease", e);
+          return null;
+        }
+      }
+    } finally {
+      if (interrupted) {
+        Thread.currentThread().interrupt();
+      }
+    }
+  }
+
+  /** The task's result; its failure rethrown as the relay thread's own (an SQLException or a RuntimeException). */
+  private static <T> T await(java.util.concurrent.Future<T> task) throws SQLException, InterruptedException {
+    try {
+      return task.get();
+    } catch (java.util.concurrent.ExecutionException e) {
+      Throwable cause = e.getCause();
+      if (cause instanceof SQLException sql) {
+        throw sql;
+      }
+      if (cause instanceof RuntimeException runtime) {
+        throw runtime;
+      }
+      if (cause instanceof Error error) {
+        throw error;
+      }
+      throw new IllegalStateException(cause);
     }
   }
 
@@ -160,13 +247,35 @@ final class OutboxRelayLoop implements OutboxRelay {
     }
   }
 
-  /** One claim, publish and mark; the number of rows claimed (0: nothing was due). */
+  /**
+   * One claim, publish and mark; the number of rows claimed (0: nothing was due).
+   *
+   * <p>Unordered mode pipelines: when a batch came back full (a backlog), the next batch is claimed on the second
+   * thread while this one is published, and this batch's mark runs there too while the next one is published. So
+   * the broker's round trips and the database's overlap instead of adding up. Each batch keeps its own claim token
+   * (its marks stay fenced by it), at most one claim and two marks (the last, and this one queued behind it) are ahead,
+   * and a mark's failure surfaces on the relay thread at the next round, as a synchronous mark's would.
+   */
   int round() throws SQLException, InterruptedException {
-    String token = UUID.randomUUID().toString();
+    String token;
     List<Claimed> batch;
     if (partitions == null) {
-      batch = claim(token);
+      if (nextClaim != null) {
+        java.util.concurrent.Future<ClaimedBatch> claimed = nextClaim;
+        nextClaim = null;
+        ClaimedBatch prefetched = await(claimed);
+        token = prefetched.token;
+        batch = prefetched.rows;
+      } else {
+        token = UUID.randomUUID().toString();
+        batch = claim(token);
+      }
+      if (batch.size() == options.batchSize()) {
+        String nextToken = UUID.randomUUID().toString();
+        nextClaim = ahead.submit(() -> new ClaimedBatch(nextToken, claim(nextToken)));
+      }
     } else {
+      token = UUID.randomUUID().toString();
       partitions.maintain();
       if (partitions.ownedSet().isEmpty()) {
         return 0;
@@ -186,6 +295,7 @@ final class OutboxRelayLoop implements OutboxRelay {
       }
     }
     if (batch.isEmpty()) {
+      awaitPendingMark(); // a claim made ahead found the backlog gone: the last batch's mark completes first
       return 0;
     }
     List<Claimed> readable = new ArrayList<>(batch.size());
@@ -208,8 +318,31 @@ final class OutboxRelayLoop implements OutboxRelay {
         throw e;
       }
     }
-    mark(token, batch, readable, outcomes);
+    List<PublishOutcome> published = outcomes;
+    String claimToken = token;
+    List<Claimed> claimedRows = batch;
+    // This batch's mark is queued before the previous one's outcome is looked at: a failed previous mark must not
+    // leave a published batch unmarked (its rows would go out again after the lease).
+    java.util.concurrent.Future<Void> previousMark = pendingMark;
+    pendingMark = ahead.submit(() -> {
+      mark(claimToken, claimedRows, readable, published);
+      return null;
+    });
+    if (previousMark != null) {
+      await(previousMark);
+    }
+    if (nextClaim == null) {
+      awaitPendingMark(); // no backlog: the batch is marked before the relay sleeps or claims again
+    }
     return batch.size();
+  }
+
+  private void awaitPendingMark() throws SQLException, InterruptedException {
+    if (pendingMark != null) {
+      java.util.concurrent.Future<Void> mark = pendingMark;
+      pendingMark = null;
+      await(mark);
+    }
   }
 
   /** The publisher's outcomes, one per message: a failure of the publisher itself is every message's RETRY. */
@@ -305,8 +438,11 @@ final class OutboxRelayLoop implements OutboxRelay {
       boolean autoCommit = connection.getAutoCommit();
       int isolation = connection.getTransactionIsolation();
       connection.setAutoCommit(false);
-      // No gap locks (MariaDB's REPEATABLE READ takes them): a claim locks exactly the rows it returns.
-      connection.setTransactionIsolation(Connection.TRANSACTION_READ_COMMITTED);
+      // No gap locks (MariaDB's REPEATABLE READ takes them): a claim locks exactly the rows it returns. Set only when
+      // it differs: PostgreSQL's driver sends a statement for every call, twice per claim with the restore.
+      if (isolation != Connection.TRANSACTION_READ_COMMITTED) {
+        connection.setTransactionIsolation(Connection.TRANSACTION_READ_COMMITTED);
+      }
       try {
         List<Claimed> batch = new ArrayList<>();
         List<Integer> owned = partitions == null ? List.of() : partitions.owned();
@@ -329,15 +465,17 @@ final class OutboxRelayLoop implements OutboxRelay {
             }
           }
         }
-        if (!batch.isEmpty()) {
-          try (PreparedStatement update = connection.prepareStatement(dialect.outboxClaimSql())) {
-            for (Claimed row : batch) {
-              update.setString(1, token);
-              update.setLong(2, options.claimLease().toMillis());
-              update.setString(3, row.id);
-              update.addBatch();
+        // One statement per chunk rather than one per row: the rows are locked by the read above.
+        for (List<Claimed> chunk : chunks(batch)) {
+          try (PreparedStatement update = connection.prepareStatement(dialect.outboxClaimBatchSql(chunk.size()))) {
+            int i = 1;
+            update.setString(i++, token);
+            update.setLong(i++, options.claimLease().toMillis());
+            i = bindWrittenBetween(update, i, chunk);
+            for (Claimed row : chunk) {
+              update.setString(i++, row.id);
             }
-            update.executeBatch();
+            update.executeUpdate();
           }
         }
         connection.commit();
@@ -347,7 +485,9 @@ final class OutboxRelayLoop implements OutboxRelay {
         throw e;
       } finally {
         try {
-          connection.setTransactionIsolation(isolation);
+          if (isolation != Connection.TRANSACTION_READ_COMMITTED) {
+            connection.setTransactionIsolation(isolation);
+          }
           connection.setAutoCommit(autoCommit);
         } catch (SQLException e) {
           LOG.log(Level.DEBUG, "Cannot restore the relay connection's settings", e);
@@ -375,15 +515,28 @@ final class OutboxRelayLoop implements OutboxRelay {
       mapper.readTree(payload); // a row written by hand must be JSON too
       OutboxMessage message = new OutboxMessage(id, destination, partitionKey, eventType, headers, payload,
           Instant.ofEpochMilli(createdAt));
-      return new Claimed(message, id, destination, now - createdAt, attempts, null, partition);
+      return new Claimed(message, id, destination, createdAt, now - createdAt, attempts, null, partition);
     } catch (Exception e) { // Jackson's, a null header, a missing column value: the row cannot be published
-      return new Claimed(null, id, destination, now - createdAt, attempts, "unreadable row: " + e.getMessage(),
+      return new Claimed(null, id, destination, createdAt, now - createdAt, attempts, "unreadable row: " + e.getMessage(),
           partition);
     }
   }
 
+  /**
+   * Marks the batch in one transaction. The SENT rows (nearly all of a batch) are marked by one fenced statement per
+   * {@link #MARK_CHUNK} rows; when its update count says a claim was lost on some of them, that transaction is rolled
+   * back and the batch is marked again row by row, which tells exactly which rows are no longer this relay's.
+   */
   private void mark(String token, List<Claimed> batch, List<Claimed> readable, List<PublishOutcome> outcomes)
       throws SQLException {
+    if (!markOnce(token, batch, readable, outcomes, true)) {
+      markOnce(token, batch, readable, outcomes, false);
+    }
+  }
+
+  /** False (rolled back) when marking the SENT rows together found fewer rows still claimed than it sent. */
+  private boolean markOnce(String token, List<Claimed> batch, List<Claimed> readable, List<PublishOutcome> outcomes,
+                           boolean sentTogether) throws SQLException {
     int lost = 0;
     List<Runnable> events = new ArrayList<>();
     try (Connection connection = dataSource.getConnection()) {
@@ -410,6 +563,7 @@ final class OutboxRelayLoop implements OutboxRelay {
             lost += parkRow(park, row, row.unreadable, token, events);
           }
         }
+        List<Claimed> sentRows = new ArrayList<>();
         for (int i = 0; i < readable.size(); i++) {
           Claimed row = readable.get(i);
           PublishOutcome outcome = outcomes.get(i);
@@ -419,6 +573,10 @@ final class OutboxRelayLoop implements OutboxRelay {
           }
           switch (outcome == null ? PublishOutcome.Status.RETRY : outcome.status()) {
             case SENT -> {
+              if (sentTogether) {
+                sentRows.add(row);
+                continue;
+              }
               sent.setLong(1, options.keepSentFor().toMillis());
               sent.setString(2, row.id);
               sent.setString(3, token);
@@ -444,6 +602,24 @@ final class OutboxRelayLoop implements OutboxRelay {
             default -> throw new AssertionError(outcome);
           }
         }
+        for (List<Claimed> chunk : chunks(sentRows)) {
+          try (PreparedStatement sentChunk = connection.prepareStatement(dialect.outboxMarkSentBatchSql(chunk.size()))) {
+            int p = 1;
+            sentChunk.setLong(p++, options.keepSentFor().toMillis());
+            sentChunk.setString(p++, token);
+            p = bindWrittenBetween(sentChunk, p, chunk);
+            for (Claimed row : chunk) {
+              sentChunk.setString(p++, row.id);
+            }
+            if (sentChunk.executeUpdate() != chunk.size()) {
+              Quietly.rollback(connection);
+              return false;
+            }
+          }
+          for (Claimed row : chunk) {
+            events.add(() -> listener.outboxSent(row.destination, row.lagMillis));
+          }
+        }
         connection.commit();
       } catch (SQLException | RuntimeException e) {
         Quietly.rollback(connection);
@@ -460,6 +636,33 @@ final class OutboxRelayLoop implements OutboxRelay {
     if (lost > 0) {
       listener.outboxClaimLost(lost);
     }
+    return true;
+  }
+
+  /**
+   * Binds the earliest and latest {@code created_at} of the rows: on a day-partitioned outbox the statement then
+   * reads only the days they were written on, instead of probing every day's index for each id. The next parameter.
+   */
+  private static int bindWrittenBetween(PreparedStatement statement, int parameter, List<Claimed> rows)
+      throws SQLException {
+    long earliest = Long.MAX_VALUE;
+    long latest = Long.MIN_VALUE;
+    for (Claimed row : rows) {
+      earliest = Math.min(earliest, row.createdAt);
+      latest = Math.max(latest, row.createdAt);
+    }
+    statement.setLong(parameter, earliest);
+    statement.setLong(parameter + 1, latest);
+    return parameter + 2;
+  }
+
+  /** The rows in chunks of at most {@link #MARK_CHUNK}, each bound to one statement. */
+  private static List<List<Claimed>> chunks(List<Claimed> rows) {
+    List<List<Claimed>> chunks = new ArrayList<>();
+    for (int from = 0; from < rows.size(); from += MARK_CHUNK) {
+      chunks.add(rows.subList(from, Math.min(rows.size(), from + MARK_CHUNK)));
+    }
+    return chunks;
   }
 
   /** 0 when parked, 1 when the claim was gone. */

@@ -74,6 +74,13 @@ final class OutboxWriter {
         insert.setString(7, payloadJson);
         insert.executeUpdate();
       } catch (SQLException e) {
+        if (SqlDialect.isMissingPartition(e)) {
+          throw new IdempotencyStoreException("Writing the outbox event of " + spec.method() + " failed: "
+              + SqlDialect.OUTBOX_TABLE + " has no day partition for today (" + e.getMessage() + "). Its days are"
+              + " made ahead of time by createSchema(), IdemRuntime.premakePartitions(), the scheduled purge"
+              + " (Builder.purgeEvery) and every outbox relay's purge (OutboxRelayOptions.withPurgeEvery): run"
+              + " premakePartitions() now and keep one of them running on some node", e);
+        }
         throw new IdempotencyStoreException("Writing the outbox event of " + spec.method() + " failed"
             + dialect.missingTableHint(e, SqlDialect.OUTBOX_TABLE), e);
       }

@@ -37,6 +37,11 @@ import javax.sql.DataSource;
  * 10.7 and later; older servers get a clear error). Each DDL runs under {@code SET STATEMENT lock_wait_timeout = 2
  * FOR}, retried when the metadata lock wait times out (a long transaction reads the table); two nodes: a named lock
  * ({@code GET_LOCK(…, 0)}) per table, the node that does not get it skips its run.
+ *
+ * <p>Three tables are kept this way: the record table (by {@code bucket}; a day goes once its records are past their
+ * archive horizon), the transition log (by {@code applied_at}; a day goes {@code keepTransitionLogFor} after it
+ * ended) and the outbox (by {@code created_at}; a day goes once it holds only SENT rows past their expiry, and a day
+ * still holding a PENDING or PARKED row is kept and reported).
  */
 final class PartitionMaintenance {
 
@@ -51,6 +56,7 @@ final class PartitionMaintenance {
   static final int MARIADB_LOCK_WAIT_SECONDS = 2;
   private static final Pattern MARIADB_VERSION = Pattern.compile("(\\d+)\\.(\\d+)\\.\\d+-MariaDB");
   private static final DateTimeFormatter DAY = DateTimeFormatter.BASIC_ISO_DATE;
+  private static final System.Logger LOG = System.getLogger(dev.idem.runtime.IdemRuntime.class.getName());
 
   /** What one maintenance run did. */
   record Result(List<String> created, long droppedRecords) {}
@@ -74,9 +80,14 @@ final class PartitionMaintenance {
    * records' expiry instead.
    */
   private final Long logKeepMillis;
+  /**
+   * The outbox (partitioned by {@code created_at}): a past day goes once every row in it is SENT and past its
+   * {@code expires_at}; a day that still holds a PENDING or PARKED row is kept and reported, never dropped.
+   */
+  private final boolean outbox;
 
   private PartitionMaintenance(DataSource dataSource, boolean mariaDb, String table, DatabaseClock clock,
-      SafeListener listener, int daysAhead, String archiveSchema, long dayUnit, Long logKeepMillis) {
+      SafeListener listener, int daysAhead, String archiveSchema, long dayUnit, Long logKeepMillis, boolean outbox) {
     this.dataSource = dataSource;
     this.mariaDb = mariaDb;
     this.table = table;
@@ -87,13 +98,14 @@ final class PartitionMaintenance {
     this.partitionName = Pattern.compile(Pattern.quote(table) + "_p(\\d{8})");
     this.dayUnit = dayUnit;
     this.logKeepMillis = logKeepMillis;
+    this.outbox = outbox;
   }
 
   /** The record table's days: partitioned by {@code bucket}, a day dropped once all its records are past horizon. */
   static PartitionMaintenance ofRecords(DataSource dataSource, SqlDialect dialect, String table, DatabaseClock clock,
       SafeListener listener, int daysAhead, String archiveSchema) {
     return new PartitionMaintenance(dataSource, isMariaDb(dialect), table, clock, listener, daysAhead,
-        archiveSchema, 1, null);
+        archiveSchema, 1, null, false);
   }
 
   /**
@@ -103,7 +115,27 @@ final class PartitionMaintenance {
   static PartitionMaintenance ofTransitionLog(DataSource dataSource, SqlDialect dialect, DatabaseClock clock,
       SafeListener listener, int daysAhead, String archiveSchema, long keepMillis) {
     return new PartitionMaintenance(dataSource, isMariaDb(dialect), SqlDialect.TRANSITION_LOG_TABLE, clock,
-        listener, daysAhead, archiveSchema, SqlDialect.DAY_MILLIS, keepMillis);
+        listener, daysAhead, archiveSchema, SqlDialect.DAY_MILLIS, keepMillis, false);
+  }
+
+  /**
+   * The outbox's days: partitioned by {@code created_at}, a day dropped (or archived) once it holds only SENT rows
+   * past their {@code expires_at} (the relay's keepSentFor). A day holding a PENDING or PARKED row stays, with a
+   * warning, until a relay sent it or an operator requeued (and a relay sent) or deleted it.
+   */
+  static PartitionMaintenance ofOutbox(DataSource dataSource, SqlDialect dialect, DatabaseClock clock,
+      SafeListener listener, int daysAhead, String archiveSchema) {
+    return new PartitionMaintenance(dataSource, isMariaDb(dialect), SqlDialect.OUTBOX_TABLE, clock, listener,
+        daysAhead, archiveSchema, SqlDialect.DAY_MILLIS, null, true);
+  }
+
+  /** Whether the table is partitioned: an outbox a one-table runtime created earlier is not, and is purged by rows. */
+  boolean isPartitioned() {
+    try (Connection connection = dataSource.getConnection()) {
+      return partitioned(connection);
+    } catch (SQLException e) {
+      throw new IdempotencyStoreException("Reading whether " + table + " is partitioned failed", e);
+    }
   }
 
   private static boolean isMariaDb(SqlDialect dialect) {
@@ -353,6 +385,13 @@ final class PartitionMaintenance {
     for (String pending : childTables(connection, true)) {
       // A run before this one detached the day (its past-horizon check passed) but was cut off half way.
       ddl(connection, "ALTER TABLE " + table + " DETACH PARTITION " + pending + " FINALIZE");
+      Matcher day = partitionName.matcher(pending);
+      if (outbox && day.matches() && !outboxDayDone(connection, pending, now)) {
+        long bucket = LocalDate.parse(day.group(1), DAY).toEpochDay();
+        ddl(connection, "ALTER TABLE " + table + " ATTACH PARTITION " + pending + " FOR VALUES FROM ("
+            + bucket * dayUnit + ") TO (" + (bucket + 1) * dayUnit + ")");
+        continue;
+      }
       removed += remove(connection, pending);
     }
     int today = SqlDialect.dayBucket(now);
@@ -361,7 +400,11 @@ final class PartitionMaintenance {
         break; // yesterday stays, as premake makes it (see there)
       }
       String partition = partitionOf(bucket);
-      if (logKeepMillis != null) {
+      if (outbox) {
+        if (!outboxDayDone(connection, partition, now)) {
+          continue;
+        }
+      } else if (logKeepMillis != null) {
         if ((bucket + 1L) * SqlDialect.DAY_MILLIS > now - logKeepMillis) {
           break; // the log keeps this day and the later ones
         }
@@ -382,9 +425,41 @@ final class PartitionMaintenance {
       // No claim writes a past day, and no claim's probe needs a day whose records all expired: detaching waits
       // only for transactions that began before it, without blocking new ones.
       ddl(connection, "ALTER TABLE " + table + " DETACH PARTITION " + partition + " CONCURRENTLY");
+      if (outbox && !outboxDayDone(connection, partition, now)) {
+        // A row committed after the check by a transaction older than the day (the detach waited for it): the
+        // detached day goes back whole, nothing in it is lost.
+        ddl(connection, "ALTER TABLE " + table + " ATTACH PARTITION " + partition + " FOR VALUES FROM ("
+            + bucket * dayUnit + ") TO (" + (bucket + 1) * dayUnit + ")");
+        continue;
+      }
       removed += remove(connection, partition);
     }
     return removed;
+  }
+
+  /**
+   * Whether an outbox day may go: every row SENT and past its expiry. A day that holds PENDING or PARKED rows is
+   * reported (they are never dropped: a relay sends the PENDING ones; a PARKED one waits for an operator's requeue
+   * or delete), and its day is checked again at the next run.
+   */
+  private boolean outboxDayDone(Connection connection, String partition, long now) throws SQLException {
+    try (Statement statement = connection.createStatement();
+        ResultSet rs = statement.executeQuery("SELECT SUM(CASE WHEN state = '" + SqlDialect.OUTBOX_PENDING
+            + "' THEN 1 ELSE 0 END), SUM(CASE WHEN state = '" + SqlDialect.OUTBOX_PARKED + "' THEN 1 ELSE 0 END),"
+            + " MAX(expires_at) FROM " + rows(partition))) {
+      rs.next();
+      long pending = rs.getLong(1);
+      long parked = rs.getLong(2);
+      long latestExpiry = rs.getLong(3);
+      boolean noExpiry = rs.wasNull();
+      if (pending > 0 || parked > 0) {
+        LOG.log(System.Logger.Level.WARNING, "The outbox day " + partition + " is past but holds " + pending
+            + " PENDING and " + parked + " PARKED events; it is kept until they are sent (a running relay sends the"
+            + " PENDING ones; requeue the PARKED ones with IdemAdmin.requeueOutboxEvent, or delete them)");
+        return false;
+      }
+      return noExpiry || latestExpiry <= now;
+    }
   }
 
   /** The rows of one partition in a FROM clause: PostgreSQL's partition is a table, MariaDB's is named. */

@@ -266,8 +266,8 @@ abstract class SqlDialect {
 
   /** Classpath resource (relative to {@code dev.idem.runtime}) holding the outbox table's DDL. */
   final String outboxSchemaResource() {
-    // One table whatever the record table's layout (see ARCHITECTURE.md: day partitions are the records' only).
-    return schemaResource().replace("schema/", "schema/outbox-").replace("-day-partitions", "");
+    // DAY_PARTITIONS: idem_outbox is partitioned by the day of created_at, like the transition log by applied_at.
+    return schemaResource().replace("schema/", "schema/outbox-");
   }
 
   /**
@@ -378,14 +378,6 @@ abstract class SqlDialect {
   }
 
   /**
-   * The claim's write, in the same short transaction: the row is this relay's until the lease ends, when it is due
-   * again for any relay (a crashed relay's claim thus expires by itself). Parameters: claim token, lease millis, id.
-   */
-  final String outboxClaimSql() {
-    return "UPDATE " + OUTBOX_TABLE + " SET claim_token = ?, next_attempt_at = " + lockNowMillis() + " + ? WHERE id = ?";
-  }
-
-  /**
    * Marks a published row sent, fenced by the claim token: a relay whose lease ended and whose rows another relay
    * claimed marks nothing. Parameters: retention millis, id, claim token.
    */
@@ -393,6 +385,29 @@ abstract class SqlDialect {
     return "UPDATE " + OUTBOX_TABLE + " SET state = '" + OUTBOX_SENT + "', sent_at = " + lockNowMillis()
         + ", expires_at = " + lockNowMillis() + " + ?, claim_token = NULL, last_error = NULL WHERE id = ?"
         + " AND claim_token = ?";
+  }
+
+  /**
+   * Marks a batch of published rows sent in one statement, fenced by the claim token like {@link
+   * #outboxMarkSentSql()}: the relay compares the update count with the ids it sent and, when a claim was lost on some
+   * of them, rolls back and marks row by row to learn which. The rows' created_at range lets a day-partitioned table
+   * read only their days. Parameters: retention millis, claim token, earliest and latest created_at, each id.
+   */
+  final String outboxMarkSentBatchSql(int rows) {
+    return "UPDATE " + OUTBOX_TABLE + " SET state = '" + OUTBOX_SENT + "', sent_at = " + lockNowMillis()
+        + ", expires_at = " + lockNowMillis() + " + ?, claim_token = NULL, last_error = NULL WHERE claim_token = ?"
+        + " AND created_at BETWEEN ? AND ? AND id IN (" + placeholders(rows) + ")";
+  }
+
+  /**
+   * The claim's write, in the same short transaction, one statement for the batch (its rows are locked by the
+   * claim's read): the rows are this relay's until the lease ends, when they are due again for any relay (a crashed
+   * relay's claim thus expires by itself). Parameters: claim token, lease millis, earliest and latest created_at (a
+   * day-partitioned table reads only those days), each id.
+   */
+  final String outboxClaimBatchSql(int rows) {
+    return "UPDATE " + OUTBOX_TABLE + " SET claim_token = ?, next_attempt_at = " + lockNowMillis() + " + ? WHERE"
+        + " created_at BETWEEN ? AND ? AND id IN (" + placeholders(rows) + ")";
   }
 
   /** A RETRY outcome: due again after the backoff, fenced. Parameters: backoff millis, reason, id, claim token. */
@@ -946,13 +961,18 @@ abstract class SqlDialect {
    * which day and how to make it.
    */
   static SQLException explainMissingPartition(SQLException e) {
-    if ("23514".equals(e.getSQLState()) || e.getErrorCode() == ER_NO_PARTITION_FOR_GIVEN_VALUE) {
+    if (isMissingPartition(e)) {
       return new SQLException("No partition holds today's records (" + e.getMessage() + "): day partitions are"
           + " created ahead of time by IdemRuntime.premakePartitions(), createSchema() and the scheduled purge"
           + " (Builder.purgeEvery); run premakePartitions() now and keep purgeEvery enabled on some node",
           e.getSQLState(), e.getErrorCode(), e);
     }
     return e;
+  }
+
+  /** Whether a write failed because its row's day has no partition (see {@link #explainMissingPartition}). */
+  static boolean isMissingPartition(SQLException e) {
+    return "23514".equals(e.getSQLState()) || e.getErrorCode() == ER_NO_PARTITION_FOR_GIVEN_VALUE;
   }
 
   static String placeholders(int count) {

@@ -254,6 +254,43 @@ abstract class OutboxContractTest extends DatabaseContract {
   }
 
   @Test
+  void aBatchWhoseClaimWasTakenOverOnSomeRowsMarksExactlyTheRowsStillItsOwn() throws Exception {
+    List<String> ids = new ArrayList<>();
+    for (int i = 0; i < 6; i++) {
+      String orderId = "o-" + i;
+      ids.add(runtime.inTransaction(connection -> write(orderId)));
+    }
+    CountDownLatch unblock = new CountDownLatch(1);
+    Recording stalled = new Recording(message -> PublishOutcome.sent()).blockingOn(unblock);
+    relay(stalled, fast().withName("stalled"));
+    awaitTrue(() -> stalled.published.size() == 6, "the relay published the batch and stalls before marking");
+    // Another relay's claim on two of the six rows (what a takeover after the lease writes): the batch's SENT
+    // statement finds four rows, so the relay learns row by row which two are no longer its own.
+    List<String> taken = List.of(ids.get(1), ids.get(4));
+    try (Connection connection = database.dataSource().getConnection();
+        PreparedStatement takeOver = connection.prepareStatement(
+            "UPDATE idem_outbox SET claim_token = 'other-relay' WHERE id = ?")) {
+      for (String id : taken) {
+        takeOver.setString(1, id);
+        assertEquals(1, takeOver.executeUpdate());
+      }
+    }
+    unblock.countDown();
+    awaitTrue(() -> claimLost.get() == 2, "the two taken rows reported lost");
+    awaitTrue(() -> sentEvents.get() == 4, "the four rows still claimed reported sent");
+    for (String id : ids) {
+      Map<String, Object> row = row(id);
+      if (taken.contains(id)) {
+        assertEquals("PENDING", row.get("state"), "left to the relay that claimed it: " + id);
+        assertEquals("other-relay", row.get("claim_token"));
+      } else {
+        assertEquals("SENT", row.get("state"), id);
+        assertNull(row.get("claim_token"));
+      }
+    }
+  }
+
+  @Test
   void aRelayClosedMidBatchGivesItsClaimBackAndAnotherPublishesAtOnce() throws Exception {
     String id = runtime.inTransaction(connection -> write("o-1"));
     CountDownLatch never = new CountDownLatch(1);
