@@ -1930,7 +1930,7 @@ abstract class SqlDialect {
      * The latest record of a key (parameters: scope, key). After a switch, the key's parameters are bound once in a
      * CTE and each table is read by its primary key in a parenthesized branch of a UNION inside a derived table; the
      * branch's own locking clause applies to that branch's table (MariaDB takes it there: a competitor's uncommitted
-     * row of the partitioned table is waited for, checked by the contract tests).
+     * row of the partitioned table is waited for, see MariaDbDayPartitionsContractTest).
      */
     private String latestOf(String columns, String table, String lock) {
       if (switchedFrom == null) {

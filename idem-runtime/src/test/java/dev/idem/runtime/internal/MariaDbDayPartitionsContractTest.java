@@ -99,4 +99,49 @@ class MariaDbDayPartitionsContractTest extends DayPartitionsContractTest {
         "the latest of the two");
     database.execute("DROP TABLE legacy_read", "DROP TABLE switched_read");
   }
+
+  /**
+   * A switched runtime's select of a key, a UNION of both tables, still takes its locking read of the partitioned
+   * table: it waits for a competitor's uncommitted record of the key rather than missing it.
+   */
+  @Test
+  void aSwitchedSelectStillWaitsForAnUncommittedRecordOfTheDays() throws SQLException {
+    database.execute("DROP TABLE IF EXISTS legacy_lock", "DROP TABLE IF EXISTS switched_lock");
+    try (IdemRuntime oneTable = IdemRuntime.builder().dataSource(database.dataSource()).tableName("legacy_lock")
+        .clock(clock).databaseTime(false).build()) {
+      oneTable.createSchema();
+    }
+    try (IdemRuntime switched = IdemRuntime.builder().dataSource(runtimeDataSource()).clock(clock)
+        .databaseTime(false).layout(RecordLayout.DAY_PARTITIONS).tableName("switched_lock")
+        .switchingFrom("legacy_lock").build()) {
+      switched.createSchema();
+    }
+    String select = SqlDialect.of(Dialect.MARIADB, RecordLayout.DAY_PARTITIONS, "legacy_lock")
+        .selectSql("switched_lock");
+    try (Connection competitor = database.dataSource().getConnection();
+        Connection reader = database.dataSource().getConnection()) {
+      competitor.setAutoCommit(false);
+      try (java.sql.Statement insert = competitor.createStatement()) {
+        insert.executeUpdate("INSERT INTO switched_lock (scope, idem_key, state, fingerprint, created_at,"
+            + " expires_at, bucket) VALUES ('s', 'k', 'PENDING', 'f', 1, 200, " + SqlDialect.dayBucket(clock.millis())
+            + ")");
+      }
+      try (java.sql.Statement timeout = reader.createStatement()) {
+        timeout.execute("SET SESSION innodb_lock_wait_timeout = 1");
+      }
+      try (java.sql.PreparedStatement read = reader.prepareStatement(select)) {
+        read.setString(1, "s");
+        read.setString(2, "k");
+        SQLException waited = org.junit.jupiter.api.Assertions.assertThrows(SQLException.class,
+            () -> read.executeQuery().close());
+        assertEquals(1205, waited.getErrorCode(), waited.toString()); // ER_LOCK_WAIT_TIMEOUT
+      } finally {
+        competitor.rollback();
+        try (java.sql.Statement reset = reader.createStatement()) {
+          reset.execute("SET SESSION innodb_lock_wait_timeout = DEFAULT");
+        }
+      }
+    }
+    database.execute("DROP TABLE legacy_lock", "DROP TABLE switched_lock");
+  }
 }
