@@ -400,7 +400,8 @@ abstract class BatchStatements {
    * time take the same path, each filed under its own day: correct, not lock-free (a lock-free multi-row insert
    * would need INSERT IGNORE, which also swallows the refusal of a day without partition). Three statements per
    * chunk of
-   * {@link #ROWS_PER_STATEMENT} keys, plus the release.
+   * {@link #ROWS_PER_STATEMENT} keys, plus the release. After a switch from one table the probe also reads the old
+   * table's live records of the keys, in the same statement.
    */
   static final class DayPartitionedLocked extends BatchStatements {
     private final SqlDialect.DayPartitionedMariaDbDialect days;

@@ -86,7 +86,9 @@ final class SchemaInstaller {
    * {@link #waitForWritersOf} on MariaDB: {@code LOCK TABLES old READ}, then {@code UNLOCK TABLES}. The read lock is
    * a metadata lock (SHARED_READ_ONLY) that conflicts with the SHARED_WRITE metadata lock every transaction that
    * inserted or updated the table holds until it commits or rolls back, so it waits for exactly the old layout's
-   * uncommitted writers (up to {@code lock_wait_timeout}), not for readers, and locks no rows. A locking {@code
+   * uncommitted writers (up to {@code lock_wait_timeout}), not for readers, and locks no rows. Readers include the
+   * switched runtimes' {@code LOCK IN SHARE MODE} reads (SHARED_READ): a second node's switch does not wait for the
+   * first node's traffic (checked against MariaDB 10.11). A locking {@code
    * SELECT} over the table would also wait for them, but only by reading and locking every row; {@code FLUSH TABLES
    * … WITH READ LOCK} needs the RELOAD privilege and closes the table's handlers. LOCK TABLES commits an open
    * transaction, so it runs in auto-commit mode, after the DDL's commit.
