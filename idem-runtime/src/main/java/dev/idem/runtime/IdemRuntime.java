@@ -902,11 +902,6 @@ public final class IdemRuntime implements AutoCloseable {
           throw new IllegalArgumentException(chosen + " keeps idem's records in one table: RecordLayout."
               + layout + " needs PostgreSQL or MariaDB; build this runtime with RecordLayout.ONE_TABLE");
         }
-        if (chosen == Dialect.MARIADB && switchedFrom != null) {
-          throw new IllegalArgumentException("switchingFrom is built for PostgreSQL only so far: on MariaDB, keep"
-              + " a table that holds live records on RecordLayout.ONE_TABLE and start RecordLayout.DAY_PARTITIONS on"
-              + " a new system (see the Retention guide)");
-        }
         // Its partitions' names (<table>_pYYYYMMDD) are shorter than the expiry index's, checked above.
         if (tableName.equals(switchedFrom)) {
           throw new IllegalArgumentException("switchingFrom names the one-table record table, which must differ"

@@ -400,7 +400,8 @@ abstract class BatchStatements {
    * time take the same path, each filed under its own day: correct, not lock-free (a lock-free multi-row insert
    * would need INSERT IGNORE, which also swallows the refusal of a day without partition). Three statements per
    * chunk of
-   * {@link #ROWS_PER_STATEMENT} keys, plus the release.
+   * {@link #ROWS_PER_STATEMENT} keys, plus the release. After a switch from one table the probe also reads the old
+   * table's live records of the keys, in the same statement.
    */
   static final class DayPartitionedLocked extends BatchStatements {
     private final SqlDialect.DayPartitionedMariaDbDialect days;
@@ -439,7 +440,14 @@ abstract class BatchStatements {
               probe.setString(parameter++, keys.get(i));
             }
             probe.setInt(parameter++, firstBucket);
-            probe.setLong(parameter, now);
+            probe.setLong(parameter++, now);
+            if (days.switchedFrom() != null) { // the table switched from, probed in the same statement
+              probe.setString(parameter++, scope);
+              for (int i = from; i < to; i++) {
+                probe.setString(parameter++, keys.get(i));
+              }
+              probe.setLong(parameter, now);
+            }
             collect(probe, found);
           }
           live.putAll(found);
@@ -474,6 +482,29 @@ abstract class BatchStatements {
         }
       }
       return new Claimed(inserted, live);
+    }
+
+    /** As {@link BatchStatements#read}; after a switch the keys are bound a second time, for the old table. */
+    @Override
+    Map<String, StoredRecord> read(Connection connection, String scope, List<String> keys) throws SQLException {
+      if (days.switchedFrom() == null) {
+        return super.read(connection, scope, keys);
+      }
+      Map<String, StoredRecord> records = new HashMap<>(keys.size() * 2);
+      for (int from = 0; from < keys.size(); from += ROWS_PER_STATEMENT) {
+        List<String> chunk = keys.subList(from, Math.min(keys.size(), from + ROWS_PER_STATEMENT));
+        try (PreparedStatement select = connection.prepareStatement(dialect.batchSelectSql(table, chunk.size()))) {
+          int parameter = 1;
+          for (int side = 0; side < 2; side++) { // the day partitions, then the table switched from
+            select.setString(parameter++, scope);
+            for (String key : chunk) {
+              select.setString(parameter++, key);
+            }
+          }
+          collect(select, records);
+        }
+      }
+      return records;
     }
   }
 }

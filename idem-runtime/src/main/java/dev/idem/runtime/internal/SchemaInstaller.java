@@ -1,5 +1,6 @@
 package dev.idem.runtime.internal;
 
+import dev.idem.runtime.Dialect;
 import dev.idem.runtime.IdemRuntime;
 import dev.idem.runtime.IdempotencyStoreException;
 import java.io.IOException;
@@ -52,7 +53,11 @@ final class SchemaInstaller {
         connection.commit();
       }
       if (dialect.switchedFrom() != null) {
-        waitForWritersOf(connection, dialect.switchedFrom());
+        if (dialect.dialect() == Dialect.MARIADB) {
+          waitForMariaDbWritersOf(connection, dialect.switchedFrom());
+        } else {
+          waitForWritersOf(connection, dialect.switchedFrom());
+        }
       }
     } catch (SQLException e) {
       throw new IdempotencyStoreException("Creating the table " + tableName + " failed", e);
@@ -73,6 +78,31 @@ final class SchemaInstaller {
       connection.commit();
     } finally {
       Quietly.rollback(connection);
+      connection.setAutoCommit(autoCommit);
+    }
+  }
+
+  /**
+   * {@link #waitForWritersOf} on MariaDB: {@code LOCK TABLES old READ}, then {@code UNLOCK TABLES}. The read lock is
+   * a metadata lock (SHARED_READ_ONLY) that conflicts with the SHARED_WRITE metadata lock every transaction that
+   * inserted or updated the table holds until it commits or rolls back, so it waits for exactly the old layout's
+   * uncommitted writers (up to {@code lock_wait_timeout}), not for readers, and locks no rows. Readers include the
+   * switched runtimes' {@code LOCK IN SHARE MODE} reads (SHARED_READ): a second node's switch does not wait for the
+   * first node's traffic (checked against MariaDB 10.11). A locking {@code
+   * SELECT} over the table would also wait for them, but only by reading and locking every row; {@code FLUSH TABLES
+   * … WITH READ LOCK} needs the RELOAD privilege and closes the table's handlers. LOCK TABLES commits an open
+   * transaction, so it runs in auto-commit mode, after the DDL's commit.
+   */
+  private static void waitForMariaDbWritersOf(Connection connection, String oldTable) throws SQLException {
+    boolean autoCommit = connection.getAutoCommit();
+    connection.setAutoCommit(true);
+    try (Statement statement = connection.createStatement()) {
+      try {
+        statement.execute("LOCK TABLES " + oldTable + " READ");
+      } finally {
+        statement.execute("UNLOCK TABLES"); // a pooled connection goes back without the lock
+      }
+    } finally {
       connection.setAutoCommit(autoCommit);
     }
   }

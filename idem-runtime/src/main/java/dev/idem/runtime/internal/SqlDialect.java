@@ -1685,12 +1685,24 @@ abstract class SqlDialect {
     /** The named lock of one key: GET_LOCK names are server-wide and at most 64 characters (a SHA-256 in hex). */
     static final String LOCK_NAME = "SHA2(CONCAT_WS(CHAR(31), DATABASE(), ?), 256)";
 
+    /**
+     * The one-table record table of before the switch, or null. While its records are inside their dedup window,
+     * every probe of a key also reads it (a claim inserts nothing while it holds a live record of the key) and the
+     * selects take the latest record of both tables. Nothing writes it any more (its writers were drained before
+     * the switch, see {@link SchemaInstaller}), and the key's named lock already serializes the claims, so reading it
+     * is enough. Its reads take the same locking clause as the partitioned table's: a locking read of rows nobody
+     * writes never waits, and it sees the latest committed rows even in a transaction whose snapshot predates the
+     * old layout's last commits.
+     */
+    private final String switchedFrom;
+
     DayPartitionedMariaDbDialect(String switchedFrom) {
-      if (switchedFrom != null) {
-        throw new IllegalArgumentException("switchingFrom is built for PostgreSQL only so far: on MariaDB, keep a"
-            + " table that holds live records on RecordLayout.ONE_TABLE and start RecordLayout.DAY_PARTITIONS on a"
-            + " new system (see the Retention guide)");
-      }
+      this.switchedFrom = switchedFrom;
+    }
+
+    @Override
+    String switchedFrom() {
+      return switchedFrom;
     }
 
     @Override
@@ -1766,10 +1778,18 @@ abstract class SqlDialect {
       return true;
     }
 
-    /** The probe: a live record of the key in the days from the first bucket on, read with a lock or without. */
-    private static String probeSql(String table, boolean locking) {
-      return "SELECT 1 FROM " + table + " WHERE scope = ? AND idem_key = ? AND bucket >= ? AND expires_at > ?"
-          + (locking ? LOCKING_READ : "");
+    /**
+     * The probe: a live record of the key in the days from the first bucket on, read with a lock or without; after a
+     * switch, or in the table switched from. Parameters: scope, key, first bucket, now; after a switch, then scope,
+     * key, now. Each branch of the UNION is parenthesized with its own locking clause, which MariaDB applies to that
+     * branch's table.
+     */
+    private String probeSql(String table, boolean locking) {
+      String lock = locking ? LOCKING_READ : "";
+      String days = "SELECT 1 FROM " + table + " WHERE scope = ? AND idem_key = ? AND bucket >= ? AND expires_at > ?"
+          + lock;
+      return switchedFrom == null ? days : "(" + days + ") UNION ALL (SELECT 1 FROM " + switchedFrom
+          + " WHERE scope = ? AND idem_key = ? AND expires_at > ?" + lock + ")";
     }
 
     /**
@@ -1792,6 +1812,11 @@ abstract class SqlDialect {
           probe.setString(2, key);
           probe.setInt(3, firstBucket);
           probe.setLong(4, now);
+          if (switchedFrom != null) {
+            probe.setString(5, scope);
+            probe.setString(6, key);
+            probe.setLong(7, now);
+          }
           try (java.sql.ResultSet live = probe.executeQuery()) {
             if (live.next()) {
               return false;
@@ -1862,12 +1887,16 @@ abstract class SqlDialect {
      * A key that carries its time is filed under that time's day, which every retry computes alike: the primary key
      * alone makes it unique, one statement, no lock. A plain INSERT (a duplicate fails and reads as "recorded"),
      * not INSERT IGNORE, which would also swallow the refusal of a day that has no partition. Parameters: scope,
-     * key, state, fingerprint, created_at, expires_at, the key's bucket.
+     * key, state, fingerprint, created_at, expires_at, the key's bucket. After a switch it inserts only if the table
+     * switched from holds no live record of the key (an insert of no row reads as "recorded" too); parameters then
+     * also scope, key, created_at. No lock there either: nothing writes that table any more.
      */
     @Override
     String keyTimeClaimSql(String table) {
-      return "INSERT INTO " + table + " (scope, idem_key, state, fingerprint, created_at, expires_at, bucket)"
-          + " VALUES (?, ?, ?, ?, ?, ?, ?)";
+      String insert = "INSERT INTO " + table + " (scope, idem_key, state, fingerprint, created_at, expires_at, bucket)";
+      return switchedFrom == null ? insert + " VALUES (?, ?, ?, ?, ?, ?, ?)"
+          : insert + " SELECT ?, ?, ?, ?, ?, ?, ? FROM DUAL WHERE NOT EXISTS (SELECT 1 FROM " + switchedFrom
+              + " o WHERE o.scope = ? AND o.idem_key = ? AND o.expires_at > ?)";
     }
 
     @Override
@@ -1880,9 +1909,14 @@ abstract class SqlDialect {
       claim.setLong(5, now);
       claim.setLong(6, expiresAt);
       claim.setInt(7, dayBucket(keyMillis));
+      if (switchedFrom != null) {
+        claim.setString(8, scope);
+        claim.setString(9, key);
+        claim.setLong(10, now);
+      }
     }
 
-    /** The key-time claim: a duplicate key means recorded. */
+    /** The key-time claim: a duplicate key (or, after a switch, no row inserted) means recorded. */
     @Override
     boolean claim(PreparedStatement claim) throws SQLException {
       try {
@@ -1895,17 +1929,38 @@ abstract class SqlDialect {
       }
     }
 
-    /** The latest record of the key, of all days, read with a lock (the latest committed version). */
+    /**
+     * The latest record of the key, of all days (and of the table switched from), read with a lock (the latest
+     * committed version).
+     */
     @Override
     String selectSql(String table) {
-      return "SELECT state, fingerprint, result, error_type, expires_at, result_shape, created_at FROM " + table
-          + " WHERE scope = ? AND idem_key = ? ORDER BY expires_at DESC LIMIT 1" + LOCKING_READ;
+      return latestOf("state, fingerprint, result, error_type, expires_at, result_shape, created_at", table,
+          LOCKING_READ);
     }
 
-    /** The latest record of the key, of all days. */
+    /** The latest record of the key, of all days (and of the table switched from). */
     @Override
     String leaseSelectSql(String table) {
-      return super.leaseSelectSql(table) + " ORDER BY expires_at DESC LIMIT 1";
+      return latestOf("state, fingerprint, result, error_type, expires_at, owner_token, lease_until, result_shape,"
+          + " created_at", table, "");
+    }
+
+    /**
+     * The latest record of a key (parameters: scope, key). After a switch, the key's parameters are bound once in a
+     * CTE and each table is read by its primary key in a parenthesized branch of a UNION inside a derived table; the
+     * branch's own locking clause applies to that branch's table (MariaDB takes it there: a competitor's uncommitted
+     * row of the partitioned table is waited for, see MariaDbDayPartitionsContractTest).
+     */
+    private String latestOf(String columns, String table, String lock) {
+      if (switchedFrom == null) {
+        return "SELECT " + columns + " FROM " + table + " WHERE scope = ? AND idem_key = ?"
+            + " ORDER BY expires_at DESC LIMIT 1" + lock;
+      }
+      return "WITH k AS (SELECT ? AS s, ? AS i) SELECT " + columns + " FROM ((SELECT " + columns + " FROM " + table
+          + " r, k WHERE r.scope = k.s AND r.idem_key = k.i" + lock + ") UNION ALL (SELECT " + columns + " FROM "
+          + switchedFrom + " o, k WHERE o.scope = k.s AND o.idem_key = k.i" + lock + ")) latest"
+          + " ORDER BY expires_at DESC LIMIT 1";
     }
 
     @Override
@@ -1930,19 +1985,28 @@ abstract class SqlDialect {
     }
 
     /**
-     * The batch's probe: the live records of the keys in the days from the first bucket on, read with a lock.
-     * Parameters: scope, the keys, first bucket, now. Columns as {@link #batchSelectSql}.
+     * The batch's probe: the live records of the keys in the days from the first bucket on, read with a lock; after
+     * a switch, and those of the table switched from. Parameters: scope, the keys, first bucket, now; after a switch,
+     * then scope, the keys, now. Columns as {@link #batchSelectSql}.
      */
     String batchProbeSql(String table, int keys) {
-      return "SELECT idem_key, state, fingerprint, expires_at FROM " + table + " WHERE scope = ? AND idem_key IN ("
-          + placeholders(keys) + ") AND bucket >= ? AND expires_at > ?" + LOCKING_READ;
+      String days = BATCH_SELECT_COLUMNS + table + " WHERE scope = ? AND idem_key IN (" + placeholders(keys)
+          + ") AND bucket >= ? AND expires_at > ?" + LOCKING_READ;
+      return switchedFrom == null ? days : "(" + days + ") UNION ALL (" + BATCH_SELECT_COLUMNS + switchedFrom
+          + " WHERE scope = ? AND idem_key IN (" + placeholders(keys) + ") AND expires_at > ?" + LOCKING_READ + ")";
     }
 
-    /** The latest records of the keys, oldest first, so that a reader keeping the last row per key keeps them. */
+    /**
+     * The latest records of the keys (of all days, and of the table switched from), oldest first, so that a reader
+     * keeping the last row per key keeps them. Parameters: scope, the keys; after a switch, then scope, the keys
+     * again.
+     */
     @Override
     String batchSelectSql(String table, int keys) {
-      return BATCH_SELECT_COLUMNS + table + " WHERE scope = ? AND idem_key IN (" + placeholders(keys) + ")"
-          + " ORDER BY expires_at" + LOCKING_READ;
+      String days = BATCH_SELECT_COLUMNS + table + " WHERE scope = ? AND idem_key IN (" + placeholders(keys) + ")";
+      return switchedFrom == null ? days + " ORDER BY expires_at" + LOCKING_READ
+          : "(" + days + LOCKING_READ + ") UNION ALL (" + BATCH_SELECT_COLUMNS + switchedFrom
+              + " WHERE scope = ? AND idem_key IN (" + placeholders(keys) + ")" + LOCKING_READ + ") ORDER BY expires_at";
     }
 
     /** A day-partitioned table is purged by dropping its days. */

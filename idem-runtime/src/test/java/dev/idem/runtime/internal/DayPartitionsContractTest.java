@@ -98,8 +98,11 @@ abstract class DayPartitionsContractTest extends DatabaseContract {
     return database.dataSource();
   }
 
-  /** Whether {@code Builder.switchingFrom} is built for this database. */
-  protected abstract boolean switchesFromOneTable();
+  /**
+   * A count query: the sessions waiting for a lock on {@code table} (the switch's wait for the old layout's
+   * uncommitted writers).
+   */
+  protected abstract String waitingForLocksOnSql(String table);
 
   private IdemRuntime.Builder builder(MutableClock time) {
     return IdemRuntime.builder().dataSource(runtimeDataSource()).clock(time).databaseTime(false)
@@ -418,13 +421,11 @@ abstract class DayPartitionsContractTest extends DatabaseContract {
   // ---- switching a live system from one table
 
   private long waitingLocksOn(String table) {
-    return count("SELECT count(*) FROM pg_locks l JOIN pg_class c ON c.oid = l.relation WHERE c.relname = '" + table
-        + "' AND NOT l.granted");
+    return count(waitingForLocksOnSql(table));
   }
 
   @Test
   void theSwitchFromOneTableUnderLoadLetsNoDuplicateThrough() throws Exception {
-    org.junit.jupiter.api.Assumptions.assumeTrue(switchesFromOneTable(), "switchingFrom is PostgreSQL's only");
     database.execute("DROP TABLE IF EXISTS legacy_record", "DROP TABLE IF EXISTS switched_record");
     clock.set(Instant.parse("2030-01-01T20:00:00Z"));
     IdemRuntime oneTable = IdemRuntime.builder().dataSource(database.dataSource()).tableName("legacy_record")
@@ -509,7 +510,6 @@ abstract class DayPartitionsContractTest extends DatabaseContract {
    */
   @Test
   void theSwitchWaitsForTheOldLayoutsUncommittedClaims() throws Exception {
-    org.junit.jupiter.api.Assumptions.assumeTrue(switchesFromOneTable(), "switchingFrom is PostgreSQL's only");
     database.execute("DROP TABLE IF EXISTS legacy_inflight", "DROP TABLE IF EXISTS switched_inflight");
     clock.set(Instant.parse("2030-01-01T20:00:00Z"));
     IdemRuntime oneTable = IdemRuntime.builder().dataSource(database.dataSource()).tableName("legacy_inflight")
@@ -552,6 +552,53 @@ abstract class DayPartitionsContractTest extends DatabaseContract {
       oneTable.close();
     }
     database.execute("DROP TABLE legacy_inflight", "DROP TABLE switched_inflight");
+  }
+
+  /**
+   * Every path of a switched runtime respects the old table's live records: a command's claim, a claim command's, a
+   * key that carries its time, batches with and without key times. Each replays (or refuses another payload) from
+   * the old table instead of running again, until the old table's window has passed.
+   */
+  @Test
+  void afterTheSwitchEveryPathReplaysFromTheOldTableUntilItsWindowHasPassed() {
+    database.execute("DROP TABLE IF EXISTS legacy_paths", "DROP TABLE IF EXISTS switched_paths");
+    clock.set(Instant.parse("2030-01-01T20:00:00Z"));
+    String v7 = uuidV7(Instant.parse("2030-01-01T19:00:00Z"));
+    List<String> v7Batch = List.of(uuidV7(Instant.parse("2030-01-01T19:30:00Z")),
+        uuidV7(Instant.parse("2030-01-01T19:45:00Z")));
+    AtomicInteger runs = new AtomicInteger(); // one count across the switch: a run again counts on
+    try (IdemRuntime oneTable = IdemRuntime.builder().dataSource(database.dataSource()).tableName("legacy_paths")
+        .clock(clock).databaseTime(false).build()) {
+      oneTable.createSchema();
+      assertEquals("paid 10 (run 1)", pay(oneTable, "o-1", 10, runs));
+      assertEquals("paid 5 (run 2)", payV7(oneTable, v7, 5, runs));
+      assertEquals("charged (run 3)", charge(oneTable, "c-1", runs));
+      assertEquals(2, consume(oneTable, List.of("b-1", "b-2")));
+      assertEquals(2, consumeV7(oneTable, v7Batch));
+    }
+    try (IdemRuntime switched = builder(clock).tableName("switched_paths").switchingFrom("legacy_paths").build()) {
+      switched.createSchema();
+      clock.advance(Duration.ofHours(6)); // the next day, inside the old records' window
+      assertEquals("paid 10 (run 1)", pay(switched, "o-1", 10, runs), "replayed from the old table");
+      assertThrows(IdempotencyKeyReusedException.class, () -> pay(switched, "o-1", 11, runs));
+      assertEquals("paid 5 (run 2)", payV7(switched, v7, 5, runs), "a key-time claim replays from the old table");
+      assertThrows(IdempotencyKeyReusedException.class, () -> payV7(switched, v7, 6, runs));
+      assertEquals("charged (run 3)", charge(switched, "c-1", runs), "a claim command replays from the old table");
+      assertEquals(1, consume(switched, List.of("b-1", "b-2", "b-3")), "only the new key of the batch runs");
+      String v7New = uuidV7(Instant.parse("2030-01-02T01:00:00Z"));
+      assertEquals(1, consumeV7(switched, List.of(v7Batch.get(0), v7Batch.get(1), v7New)));
+      assertEquals(3, runs.get(), "no command ran again");
+      assertEquals(0, count("SELECT count(*) FROM (SELECT k FROM executions GROUP BY k HAVING count(*) > 1) twice"));
+      assertEquals(0, count("SELECT count(*) FROM switched_paths r JOIN legacy_paths o"
+          + " ON o.scope = r.scope AND o.idem_key = r.idem_key"), "no key recorded on both sides of the switch");
+
+      clock.set(switched.switchedTableLiveUntil().orElseThrow());
+      switched.premakePartitions();
+      switched.clearResultCache();
+      assertEquals("paid 11 (run 4)", pay(switched, "o-1", 11, runs), "past the old table's window: runs anew");
+      assertEquals(2, consume(switched, List.of("b-1", "b-2")), "past the window the old keys run anew");
+    }
+    database.execute("DROP TABLE legacy_paths", "DROP TABLE switched_paths");
   }
 
   // ---- keys that carry their time

@@ -39,8 +39,9 @@ class PostgresDayPartitionsContractTest extends DayPartitionsContractTest {
   }
 
   @Override
-  protected boolean switchesFromOneTable() {
-    return true;
+  protected String waitingForLocksOnSql(String table) {
+    return "SELECT count(*) FROM pg_locks l JOIN pg_class c ON c.oid = l.relation WHERE c.relname = '" + table
+        + "' AND NOT l.granted";
   }
 
   @Override

@@ -28,11 +28,16 @@ class RecordLayoutChoiceTest {
   }
 
   @Test
-  void mariaDbHasDayPartitionsButNoSwitchFromOneTableYet() {
-    IllegalArgumentException refused = assertThrows(IllegalArgumentException.class,
-        () -> builder(Dialect.MARIADB).layout(RecordLayout.DAY_PARTITIONS).switchingFrom("idem_old").build());
-    assertTrue(refused.getMessage().startsWith("switchingFrom is built for PostgreSQL only so far"),
-        refused.getMessage());
+  void theSwitchFromOneTableNeedsDayPartitionsAndAnotherTableOnEitherDatabase() {
+    for (Dialect dialect : new Dialect[] {Dialect.POSTGRESQL, Dialect.MARIADB}) {
+      IllegalArgumentException sameTable = assertThrows(IllegalArgumentException.class,
+          () -> builder(dialect).layout(RecordLayout.DAY_PARTITIONS).switchingFrom("idem_record").build());
+      assertEquals("switchingFrom names the one-table record table, which must differ from this runtime's"
+          + " day-partitioned tableName 'idem_record'", sameTable.getMessage());
+      IllegalArgumentException oneTable = assertThrows(IllegalArgumentException.class,
+          () -> builder(dialect).switchingFrom("idem_old").build());
+      assertEquals("switchingFrom needs RecordLayout.DAY_PARTITIONS", oneTable.getMessage());
+    }
   }
 
   @Test
