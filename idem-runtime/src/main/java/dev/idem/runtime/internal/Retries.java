@@ -13,13 +13,16 @@ final class Retries {
   private Retries() {}
 
   /**
-   * A random pause de-synchronizes competitors that just deadlocked each other; it doubles with each attempt (up to
-   * 10, 20, 40, 80 ms) so that the attempts also outlast a short burst of DDL: MariaDB's metadata locks report a
-   * claim caught between two statements of a partition drop as a deadlock, once per DDL statement of the run.
+   * A random pause de-synchronizes competitors that just deadlocked each other; its bound grows fourfold with each
+   * attempt (10, 40, 160, 640 ms) so that the attempts also outlast a burst of DDL: MariaDB's metadata locks report
+   * a claim caught between two statements of a partition maintenance run as a deadlock, once per DDL statement of
+   * the run, and a run that premakes and drops the days of the records and of the outbox takes a second or more
+   * on a loaded machine (with bounds of 10 to 80 ms, a claim lost all five attempts to one such run). Two competitors
+   * that deadlocked each other are apart after the first, short pause, so only a DDL burst reaches the long ones.
    */
   static void pauseBeforeRetry(int attemptNumber) {
     try {
-      Thread.sleep(ThreadLocalRandom.current().nextInt(1, (10 << Math.min(attemptNumber - 1, 6)) + 1));
+      Thread.sleep(ThreadLocalRandom.current().nextInt(1, (10 << Math.min(2 * (attemptNumber - 1), 6)) + 1));
     } catch (InterruptedException e) {
       Thread.currentThread().interrupt();
     }
