@@ -37,15 +37,22 @@ import org.springframework.jdbc.core.JdbcTemplate;
  * {@code redis://127.0.0.1:6379}, keys under a prefix of the run's own, removed at the end), shows what moving the
  * locks off the database buys; it has no ShedLock counterpart in the ratios.
  * Each thread takes and releases a lock of its own name, so that every attempt wins: the figure is the cost of a
- * lock cycle, not of contention. Variants are interleaved in rounds so that a drift of the machine hits all alike;
- * each figure is the median of its rounds. Run it on a quiet machine (it prints the load averages):
+ * lock cycle, not of contention. Variants are interleaved in short rounds (their order rotating) so that a drift of
+ * the machine hits all alike; each rate is the median of its rounds, and each ratio the median of the rounds' own
+ * ratios, with a bootstrap interval for idem / ShedLock JDBC. Run it on a quiet machine (it prints the load averages):
  * {@code mvn -B -q -Pbench -pl idem-benchmarks -am verify -DskipTests -Dbench.mainClass=dev.idem.benchmarks.locks.LockBenchmark}.
  */
 public final class LockBenchmark {
 
-  private static final int ROUNDS = Integer.getInteger("idem.bench.lockRounds", 3);
-  private static final long ROUND_MILLIS = Long.getLong("idem.bench.lockRoundMillis", 2_000);
-  private static final long WARMUP_MILLIS = 1_500;
+  private static final int ROUNDS = Integer.getInteger("idem.bench.lockRounds", 20);
+  private static final long ROUND_MILLIS = Long.getLong("idem.bench.lockRoundMillis", 500);
+  private static final int BOOTSTRAP_SAMPLES = 10_000;
+  /**
+   * Warm-up per variant, in three interleaved passes: on two cores, C2 compiling the JDBC drivers' and the pool's
+   * paths takes CPU from the measured threads for several seconds (a 1.5 s warm-up left the first rounds at five
+   * times the steady state's CPU per cycle).
+   */
+  private static final long WARMUP_MILLIS = Long.getLong("idem.bench.lockWarmupMillis", 6_000);
   private static final Duration AT_MOST = Duration.ofSeconds(30);
 
   /** One lock cycle: take the lock {@code name}, release it; false if it was not taken. */
@@ -68,7 +75,7 @@ public final class LockBenchmark {
     }
     System.out.println();
     System.out.println("| database | threads | idem LockProvider | idem runSingleFlight | ShedLock JDBC | ShedLock"
-        + " usingDbTime() | idem / ShedLock | idem / ShedLock usingDbTime() | idem RedisLockProvider |");
+        + " usingDbTime() | idem / ShedLock (95% interval) | idem / ShedLock usingDbTime() | idem RedisLockProvider |");
     System.out.println("| --- | --- | --- | --- | --- | --- | --- | --- | --- |");
     rows.forEach(System.out::println);
     System.out.println();
@@ -105,21 +112,32 @@ public final class LockBenchmark {
           return lease.isPresent();
         }));
     List<String> rows = new ArrayList<>();
-    for (int threads : new int[] {1, 8}) {
+    for (String count : System.getProperty("idem.bench.lockThreads", "1,8").split(",")) {
+      int threads = Integer.parseInt(count.trim());
       double[][] rates = new double[variants.size()][ROUNDS];
-      for (Variant variant : variants) {
-        run(variant, threads, WARMUP_MILLIS); // warm up JIT, pool and the rows of every name
+      for (int pass = 0; pass < 3; pass++) {
+        for (Variant variant : variants) {
+          run(variant, threads, WARMUP_MILLIS / 3); // JIT, pool and the rows of every name
+        }
       }
       for (int round = 0; round < ROUNDS; round++) {
-        for (int v = 0; v < variants.size(); v++) {
+        // Rotate the order: no variant always follows another (a checkpoint's flush storm lands on all alike).
+        for (int i = 0; i < variants.size(); i++) {
+          int v = (i + round) % variants.size();
           rates[v][round] = run(variants.get(v), threads, ROUND_MILLIS);
         }
       }
       double[] medians = Arrays.stream(rates).mapToDouble(LockBenchmark::median).toArray();
-      rows.add(String.format(Locale.ROOT, "| %s | %d | %,.0f/s | %,.0f/s | %,.0f/s | %,.0f/s | %.2f× | %.2f× |"
-          + " %,.0f/s |", bench.database().displayName(), threads, medians[0], medians[1], medians[2], medians[3],
-          medians[0] / medians[2], medians[0] / medians[3], medians[4]));
-      System.out.println(rows.get(rows.size() - 1) + "   rounds: " + Arrays.deepToString(rates));
+      // The verdict is the median of each round's ratio: the two rates of one round are seconds apart, while the
+      // machine's fsync latency drifts over tens of seconds, so the rounds' own rates spread far more than their ratio.
+      double[] vsShedLock = ratios(rates[0], rates[2]);
+      double[] vsDbTime = ratios(rates[0], rates[3]);
+      double[] interval = bootstrapMedianInterval(vsShedLock);
+      rows.add(String.format(Locale.ROOT, "| %s | %d | %,.0f/s | %,.0f/s | %,.0f/s | %,.0f/s | %.2f× (%.2f–%.2f) |"
+          + " %.2f× | %,.0f/s |", bench.database().displayName(), threads, medians[0], medians[1], medians[2],
+          medians[3], median(vsShedLock), interval[0], interval[1], median(vsDbTime), medians[4]));
+      System.out.println(rows.get(rows.size() - 1) + "   ratios to ShedLock JDBC per round: "
+          + Arrays.toString(Arrays.stream(vsShedLock).map(r -> Math.round(r * 100) / 100.0).toArray()));
     }
     runtime.close();
     removeKeys(redis, variants);
@@ -179,6 +197,8 @@ public final class LockBenchmark {
       workers.add(worker);
     }
     long begin = System.nanoTime();
+    long jvmCpuBefore = jvmCpuNanos();
+    long[] machineBefore = machineCpuTicks();
     start.countDown();
     Thread.sleep(millis);
     stop.set(true);
@@ -186,6 +206,15 @@ public final class LockBenchmark {
       worker.join();
     }
     double seconds = (System.nanoTime() - begin) / 1e9;
+    if (Boolean.getBoolean("idem.bench.lockCpu") && cycles.sum() > 0) {
+      long[] machineAfter = machineCpuTicks();
+      double busyMicros = (machineAfter[0] - machineBefore[0]) * 1e6 / 100; // USER_HZ
+      double idleMicros = (machineAfter[1] - machineBefore[1]) * 1e6 / 100;
+      System.out.printf(Locale.ROOT, "  %-24s %d threads: %,8.0f/s, CPU per cycle: benchmark JVM %5.0f µs, whole"
+          + " machine %5.0f µs busy, %5.0f µs idle%n", variant.name(), threads, cycles.sum() / seconds,
+          (jvmCpuNanos() - jvmCpuBefore) / 1e3 / cycles.sum(), busyMicros / cycles.sum(),
+          idleMicros / cycles.sum());
+    }
     if (missed.sum() > 0) {
       // Seen with ShedLock's application-time provider: its unlock writes the JVM's now, which the next lock's
       // "lock_until <= now" may not yet reach at the database's timestamp precision. Only won cycles count.
@@ -195,10 +224,56 @@ public final class LockBenchmark {
     return cycles.sum() / seconds;
   }
 
+  private static long jvmCpuNanos() {
+    return ((com.sun.management.OperatingSystemMXBean) ManagementFactory.getOperatingSystemMXBean())
+        .getProcessCpuTime();
+  }
+
+  /** Busy and idle ticks of the whole machine since boot, from /proc/stat (zeros where there is none). */
+  private static long[] machineCpuTicks() {
+    try {
+      String[] fields = java.nio.file.Files.readAllLines(java.nio.file.Path.of("/proc/stat")).get(0).trim()
+          .split("\\s+");
+      long busy = 0;
+      for (int i = 1; i < fields.length; i++) {
+        if (i != 4 && i != 5) { // idle, iowait
+          busy += Long.parseLong(fields[i]);
+        }
+      }
+      return new long[] {busy, Long.parseLong(fields[4]) + Long.parseLong(fields[5])};
+    } catch (java.io.IOException | RuntimeException e) {
+      return new long[2];
+    }
+  }
+
+  private static double[] ratios(double[] numerators, double[] denominators) {
+    double[] ratios = new double[numerators.length];
+    for (int i = 0; i < ratios.length; i++) {
+      ratios[i] = numerators[i] / denominators[i];
+    }
+    return ratios;
+  }
+
+  /** The 95% percentile-bootstrap interval of the median (rounds resampled with replacement, fixed seed). */
+  private static double[] bootstrapMedianInterval(double[] values) {
+    java.util.Random random = new java.util.Random(24);
+    double[] medians = new double[BOOTSTRAP_SAMPLES];
+    double[] sample = new double[values.length];
+    for (int b = 0; b < BOOTSTRAP_SAMPLES; b++) {
+      for (int i = 0; i < sample.length; i++) {
+        sample[i] = values[random.nextInt(values.length)];
+      }
+      medians[b] = median(sample);
+    }
+    Arrays.sort(medians);
+    return new double[] {medians[(int) (BOOTSTRAP_SAMPLES * 0.025)], medians[(int) (BOOTSTRAP_SAMPLES * 0.975)]};
+  }
+
   private static double median(double[] values) {
     double[] sorted = values.clone();
     Arrays.sort(sorted);
-    return sorted[sorted.length / 2];
+    int middle = sorted.length / 2;
+    return sorted.length % 2 == 1 ? sorted[middle] : (sorted[middle - 1] + sorted[middle]) / 2;
   }
 
   private static String loadAverages() {

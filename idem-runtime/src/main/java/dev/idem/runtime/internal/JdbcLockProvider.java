@@ -18,7 +18,7 @@ import javax.sql.DataSource;
 /**
  * The runtime's own {@link LockProvider}: the {@code idem_lock} table on the runtime's database. Each call borrows a
  * pooled connection for one statement in auto-commit mode (the acquisition on H2 reads its row back in a second;
- * the first acquisition of a name on MariaDB and MySQL is an INSERT after the UPDATE found no row) and gives it
+ * elsewhere an acquisition that finds no row to take over tries the INSERT of a name's first lease) and gives it
  * back, so a watchdog holds no connection between renewals. Every time is the database's, taken by the
  * statement ({@link SqlDialect#lockNowMillis()}); the fencing token increases in the statement that takes the lease.
  */
@@ -61,11 +61,6 @@ final class JdbcLockProvider implements LockProvider {
         acquire.setString(2, owner);
         acquire.setLong(3, lockAtMostFor.toMillis());
         acquire.setString(4, lockedBy);
-        if (dialect.lockAcquireReturnsRow()) {
-          try (ResultSet won = acquire.executeQuery()) {
-            return won.next() ? Optional.of(new LockLease(name, owner, won.getLong(1))) : Optional.empty();
-          }
-        }
         try {
           acquire.executeUpdate();
         } catch (SQLException e) {
@@ -81,7 +76,10 @@ final class JdbcLockProvider implements LockProvider {
     }
   }
 
-  /** MariaDB and MySQL: the takeover UPDATE; only where the name has no row yet, the INSERT of its first lease. */
+  /**
+   * PostgreSQL, MariaDB and MySQL: the takeover UPDATE; only where it took nothing (the name has no row yet, or its
+   * lease has not ended), the INSERT of the name's first lease, which finds the row of a held lock and gives up.
+   */
   private Optional<LockLease> takeOverOrInsert(Connection connection, String name, String owner,
       Duration lockAtMostFor) throws SQLException {
     boolean insertId = dialect.lockAcquireReportsFenceAsInsertId();
@@ -92,7 +90,13 @@ final class JdbcLockProvider implements LockProvider {
       takeOver.setLong(2, lockAtMostFor.toMillis());
       takeOver.setString(3, lockedBy);
       takeOver.setString(4, name);
-      if (takeOver.executeUpdate() == 1) {
+      if (dialect.lockAcquireReturnsRow()) {
+        try (ResultSet won = takeOver.executeQuery()) {
+          if (won.next()) {
+            return Optional.of(new LockLease(name, owner, won.getLong(1)));
+          }
+        }
+      } else if (takeOver.executeUpdate() == 1) {
         if (insertId) {
           // The token the statement set with LAST_INSERT_ID(fence + 1), from its own reply: no second round trip.
           try (ResultSet keys = takeOver.getGeneratedKeys()) {
@@ -109,8 +113,7 @@ final class JdbcLockProvider implements LockProvider {
       insert.setString(2, owner);
       insert.setLong(3, lockAtMostFor.toMillis());
       insert.setString(4, lockedBy);
-      insert.executeUpdate();
-      return Optional.of(new LockLease(name, owner, 1));
+      return insert.executeUpdate() == 1 ? Optional.of(new LockLease(name, owner, 1)) : Optional.empty();
     } catch (SQLException e) {
       if (dialect.isDuplicateKey(e)) {
         return Optional.empty(); // the row exists and its lease has not ended, or a competitor created it first
