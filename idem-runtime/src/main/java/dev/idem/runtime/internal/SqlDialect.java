@@ -1626,15 +1626,25 @@ abstract class SqlDialect {
       return false;
     }
 
+    /**
+     * The statement's start in epoch millis with no time zone in the way: {@code UTC_TIMESTAMP(3)} is the statement's
+     * start as a UTC date and time (one value however often a statement names it), and its distance from the epoch is
+     * plain arithmetic. The former {@code UNIX_TIMESTAMP(NOW(3))} turned the session's local time back into epoch
+     * seconds, which in the hour a daylight-saving change repeats has two answers; the server picks one (MySQL bug
+     * #6695), so on a server whose {@code time_zone} observes DST every lease and expiry decided in that hour was an
+     * hour off (leases taken in it ending an hour early once it was over).
+     */
+    private static final String EPOCH_MILLIS =
+        "(TIMESTAMPDIFF(MICROSECOND, '1970-01-01 00:00:00', UTC_TIMESTAMP(3)) DIV 1000)";
+
     @Override
     String currentTimeMillisSql() {
-      return "SELECT CAST(UNIX_TIMESTAMP(NOW(3)) * 1000 AS SIGNED)";
+      return "SELECT " + EPOCH_MILLIS;
     }
 
-    /** NOW(3) is the statement's start, one value however often a statement names it. */
     @Override
     String lockNowMillis() {
-      return "CAST(UNIX_TIMESTAMP(NOW(3)) * 1000 AS SIGNED)";
+      return EPOCH_MILLIS;
     }
 
     /**
