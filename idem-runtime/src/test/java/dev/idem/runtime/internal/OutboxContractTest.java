@@ -18,6 +18,7 @@ import dev.idem.runtime.ParkedOutboxEvent;
 import dev.idem.runtime.PublishOutcome;
 import dev.idem.runtime.TransactionBinding;
 import dev.idem.testing.DatabaseContract;
+import java.lang.reflect.Proxy;
 import java.sql.Connection;
 import java.sql.PreparedStatement;
 import java.sql.ResultSet;
@@ -39,6 +40,7 @@ import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicInteger;
 import java.util.function.BooleanSupplier;
 import java.util.function.Function;
+import javax.sql.DataSource;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
@@ -187,6 +189,62 @@ abstract class OutboxContractTest extends DatabaseContract {
 
   // ---------------------------------------------------------------------------------------------
   // Relaying
+
+  @Test
+  void aMarkThatDeadlocksIsTriedAgainSoNoEventGoesOutTwice() throws Exception {
+    AtomicInteger deadlocks = new AtomicInteger();
+    DataSource deadlockingOnce = markDeadlocksOnce(database.dataSource(), deadlocks);
+    try (IdemRuntime relaying = IdemRuntime.builder().dataSource(deadlockingOnce).build()) {
+      for (int i = 0; i < 10; i++) {
+        String orderId = "m" + i;
+        runtime.inTransaction(connection -> write(orderId));
+      }
+      Recording publisher = new Recording(message -> PublishOutcome.sent());
+      // A lease this short brings an unmarked batch back within the test: without the retry it goes out twice.
+      try (OutboxRelay relay = relaying.startOutboxRelay(publisher, fast().withClaimLease(Duration.ofSeconds(1)))) {
+        awaitTrue(() -> count("SELECT COUNT(*) FROM idem_outbox WHERE state = 'SENT'") == 10, "every event sent");
+        Thread.sleep(1_500); // past the lease: a batch left claimed would be claimed and published again by now
+      }
+      assertEquals(1, deadlocks.get(), "the first mark deadlocked");
+      assertEquals(Map.of(), onlyDuplicates(publisher.publicationsPerId()), "no event was published twice");
+      assertEquals(10, publisher.publicationsPerId().size());
+    }
+  }
+
+  /** The first statement that marks rows SENT fails as a deadlock (SQLState 40001), after the batch went out. */
+  private static DataSource markDeadlocksOnce(DataSource dataSource, AtomicInteger deadlocks) {
+    return (DataSource) Proxy.newProxyInstance(DataSource.class.getClassLoader(), new Class<?>[] {DataSource.class},
+        (proxy, method, args) -> {
+          Object result = invoke(dataSource, method, args);
+          if (!method.getName().equals("getConnection")) {
+            return result;
+          }
+          Connection connection = (Connection) result;
+          return Proxy.newProxyInstance(Connection.class.getClassLoader(), new Class<?>[] {Connection.class},
+              (c, m, a) -> {
+                Object statement = invoke(connection, m, a);
+                if (!m.getName().equals("prepareStatement") || !((String) a[0]).contains("'SENT'")) {
+                  return statement;
+                }
+                PreparedStatement prepared = (PreparedStatement) statement;
+                return Proxy.newProxyInstance(PreparedStatement.class.getClassLoader(),
+                    new Class<?>[] {PreparedStatement.class}, (s, sm, sa) -> {
+                      if (sm.getName().equals("executeUpdate") && deadlocks.compareAndSet(0, 1)) {
+                        throw new SQLException("Deadlock found when trying to get lock", "40001");
+                      }
+                      return invoke(prepared, sm, sa);
+                    });
+              });
+        });
+  }
+
+  private static Object invoke(Object target, java.lang.reflect.Method method, Object[] args) throws Throwable {
+    try {
+      return method.invoke(target, args);
+    } catch (java.lang.reflect.InvocationTargetException e) {
+      throw e.getCause();
+    }
+  }
 
   @Test
   void fourRelaysPublishEveryEventExactlyOnceWhileWritersWrite() throws Exception {
