@@ -152,7 +152,7 @@ public final class HttpBenchmark {
         database.execute("VACUUM ANALYZE"); // autovacuum is off on this machine
         double[][] rates = new double[Workload.values().length][rounds];
         double[][] serverCpu = new double[Workload.values().length][rounds];
-        List<Long> replayLatencies = new ArrayList<>();
+        Latencies replayLatencies = new Latencies();
         long replays = 0;
         long replayConnections = 0;
         for (int round = 0; round < rounds; round++) {
@@ -163,7 +163,7 @@ public final class HttpBenchmark {
             serverCpu[workload.ordinal()][round] = result.serverCpuMicrosPerRequest();
             if (workload == Workload.REPLAY) {
               replayLatencies.addAll(result.latenciesMicros());
-              replays += result.latenciesMicros().size();
+              replays += result.latenciesMicros().size;
               replayConnections += connections.taken() - connectionsBefore;
             }
             System.err.printf(Locale.ROOT, "%s round %d %s: %.0f req/s, server CPU %.1f µs/request, load generator"
@@ -180,7 +180,7 @@ public final class HttpBenchmark {
         }
         String name = kind.name().toLowerCase(Locale.ROOT);
         servers.add(new ServerFigures(name, replayRatio));
-        long[] latencies = replayLatencies.stream().mapToLong(Long::longValue).sorted().toArray();
+        long[] latencies = replayLatencies.sorted();
         return String.format(Locale.ROOT, "| %s | %s | %s | %s | %s | %s | %.2f / %.2f ms | %.3f | %.0f / %.0f µs |",
             name, rate(rates[0]), rate(rates[1]), rate(rates[2]),
             ratio(firstRatio), ratio(replayRatio),
@@ -273,8 +273,39 @@ public final class HttpBenchmark {
    *     per request: the server's threads, GC and JIT (PostgreSQL's own CPU is not in it)
    * @param loadCpuMicrosPerRequest the load generator's threads' CPU time per request
    */
-  private record Result(double rate, List<Long> latenciesMicros, double serverCpuMicrosPerRequest,
+  private record Result(double rate, Latencies latenciesMicros, double serverCpuMicrosPerRequest,
                         double loadCpuMicrosPerRequest) {}
+
+  /**
+   * Latencies in microseconds as primitive longs: the load generator shares the server's JVM, and a boxed Long per
+   * request, kept for the percentiles, filled the old generation during the blocks (G1 ran a concurrent cycle about
+   * every second, with remark pauses of 10 to 55 ms, and the growing lists were humongous allocations).
+   */
+  private static final class Latencies {
+    private long[] values = new long[64 * 1024];
+    private int size;
+
+    void add(long micros) {
+      if (size == values.length) {
+        values = Arrays.copyOf(values, size * 2);
+      }
+      values[size++] = micros;
+    }
+
+    void addAll(Latencies other) {
+      if (size + other.size > values.length) {
+        values = Arrays.copyOf(values, Math.max(values.length * 2, size + other.size));
+      }
+      System.arraycopy(other.values, 0, values, size, other.size);
+      size += other.size;
+    }
+
+    long[] sorted() {
+      long[] sorted = Arrays.copyOf(values, size);
+      Arrays.sort(sorted);
+      return sorted;
+    }
+  }
 
   private static final com.sun.management.OperatingSystemMXBean PROCESS =
       (com.sun.management.OperatingSystemMXBean) java.lang.management.ManagementFactory.getOperatingSystemMXBean();
@@ -285,7 +316,7 @@ public final class HttpBenchmark {
   private static Result measure(int port, Workload workload, int seconds, String tag) throws Exception {
     AtomicLong completed = new AtomicLong();
     AtomicLong loadCpuNanos = new AtomicLong();
-    List<List<Long>> latencies = new ArrayList<>();
+    List<Latencies> latencies = new ArrayList<>();
     List<Thread> threads = new ArrayList<>();
     List<Throwable> failures = new ArrayList<>();
     CountDownLatch ready = new CountDownLatch(CONNECTIONS);
@@ -293,7 +324,7 @@ public final class HttpBenchmark {
     long[] deadline = new long[1];
     for (int c = 0; c < CONNECTIONS; c++) {
       int connectionIndex = c;
-      List<Long> own = new ArrayList<>();
+      Latencies own = new Latencies();
       latencies.add(own);
       Thread thread = new Thread(() -> {
         try (Connection connection = new Connection(port)) {
@@ -342,7 +373,7 @@ public final class HttpBenchmark {
     if (!failures.isEmpty()) {
       throw new IllegalStateException(workload + " failed", failures.get(0));
     }
-    List<Long> all = new ArrayList<>();
+    Latencies all = new Latencies();
     latencies.forEach(all::addAll);
     long requests = Math.max(1, completed.get());
     return new Result(completed.get() / elapsed, all,
