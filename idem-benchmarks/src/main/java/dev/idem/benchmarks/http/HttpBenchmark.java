@@ -47,6 +47,8 @@ import java.util.concurrent.atomic.AtomicLong;
 public final class HttpBenchmark {
 
   private static final int CONNECTIONS = Integer.getInteger("bench.http.connections", 8);
+  /** Which servers run, by name (jdk, jetty), comma-separated: one alone when profiling it. */
+  private static final String SERVERS = System.getProperty("bench.http.servers", "jdk,jetty");
   /** Seconds per workload and round, unless told otherwise. */
   public static final int SECONDS = Integer.getInteger("bench.http.seconds", 10);
   /** Interleaved rounds, unless told otherwise. */
@@ -121,11 +123,14 @@ public final class HttpBenchmark {
         .append(" s per workload, ").append(rounds).append(" interleaved rounds; requests/s as median [min–max] over")
         .append(" the rounds; ratios to `GET /health` on the same server in the same round.\n\n")
         .append("| server | `GET /health` (trivial) | first executions | replays | first / trivial | replays / trivial")
-        .append(" | replay p50 / p99 latency | database transactions per replay |\n")
-        .append("| --- | ---: | ---: | ---: | ---: | ---: | ---: | ---: |\n");
+        .append(" | replay p50 / p99 latency | database connections per replay")
+        .append(" | server CPU per request, trivial / replay |\n")
+        .append("| --- | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: |\n");
     List<ServerFigures> servers = new ArrayList<>();
     for (PaymentsServer.Kind kind : PaymentsServer.Kind.values()) {
-      report.append(run(kind, seconds, rounds, servers)).append('\n');
+      if (Arrays.asList(SERVERS.toLowerCase(Locale.ROOT).split(",")).contains(kind.name().toLowerCase(Locale.ROOT))) {
+        report.append(run(kind, seconds, rounds, servers)).append('\n');
+      }
     }
     report.append("\nLoad average after: ").append(MachineInfo.loadAverage()).append(".\n");
     return new Outcome(report.toString(), servers);
@@ -135,8 +140,8 @@ public final class HttpBenchmark {
       throws Exception {
     IsolatedDatabase.Settings settings = new IsolatedDatabase.Settings("idem_h_", 20, 20, false);
     try (IsolatedDatabase database = IsolatedDatabase.open(TestDatabase.POSTGRESQL, settings)) {
-      PaymentsApi api = PaymentsServer.api(database.dataSource(),
-          runtime -> new JdbcPayments(runtime, database.dataSource()));
+      ConnectionCounter connections = new ConnectionCounter(database.dataSource());
+      PaymentsApi api = PaymentsServer.api(connections, runtime -> new JdbcPayments(runtime, connections));
       try (PaymentsServer server = PaymentsServer.start(kind, 0, api)) {
         int port = server.port();
         // Warm-up (JIT, pool, server threads), then the keys the replay workload sends again.
@@ -146,20 +151,24 @@ public final class HttpBenchmark {
         measure(port, Workload.REPLAY, 3, "warm");
         database.execute("VACUUM ANALYZE"); // autovacuum is off on this machine
         double[][] rates = new double[Workload.values().length][rounds];
-        List<Long> replayLatencies = new ArrayList<>();
+        double[][] serverCpu = new double[Workload.values().length][rounds];
+        Latencies replayLatencies = new Latencies();
         long replays = 0;
-        long replayTransactions = 0;
+        long replayConnections = 0;
         for (int round = 0; round < rounds; round++) {
           for (Workload workload : Workload.values()) {
-            long transactionsBefore = workload == Workload.REPLAY ? committedTransactions(database) : 0;
+            long connectionsBefore = connections.taken();
             Result result = measure(port, workload, seconds, "r" + round);
             rates[workload.ordinal()][round] = result.rate();
+            serverCpu[workload.ordinal()][round] = result.serverCpuMicrosPerRequest();
             if (workload == Workload.REPLAY) {
               replayLatencies.addAll(result.latenciesMicros());
-              replays += result.latenciesMicros().size();
-              replayTransactions += committedTransactions(database) - transactionsBefore;
+              replays += result.latenciesMicros().size;
+              replayConnections += connections.taken() - connectionsBefore;
             }
-            System.err.printf(Locale.ROOT, "%s round %d %s: %.0f req/s%n", kind, round, workload, result.rate());
+            System.err.printf(Locale.ROOT, "%s round %d %s: %.0f req/s, server CPU %.1f µs/request, load generator"
+                + " %.1f µs/request%n", kind, round, workload, result.rate(), result.serverCpuMicrosPerRequest(),
+                result.loadCpuMicrosPerRequest());
           }
         }
         double[] firstRatio = new double[rounds];
@@ -171,31 +180,80 @@ public final class HttpBenchmark {
         }
         String name = kind.name().toLowerCase(Locale.ROOT);
         servers.add(new ServerFigures(name, replayRatio));
-        long[] latencies = replayLatencies.stream().mapToLong(Long::longValue).sorted().toArray();
-        return String.format(Locale.ROOT, "| %s | %s | %s | %s | %s | %s | %.2f / %.2f ms | %.3f |",
+        long[] latencies = replayLatencies.sorted();
+        return String.format(Locale.ROOT, "| %s | %s | %s | %s | %s | %s | %.2f / %.2f ms | %.3f | %.0f / %.0f µs |",
             name, rate(rates[0]), rate(rates[1]), rate(rates[2]),
             ratio(firstRatio), ratio(replayRatio),
             percentile(latencies, 0.50) / 1000.0, percentile(latencies, 0.99) / 1000.0,
-            replays == 0 ? Double.NaN : (double) replayTransactions / replays);
+            replays == 0 ? Double.NaN : (double) replayConnections / replays,
+            medianOf(serverCpu[Workload.TRIVIAL.ordinal()]), medianOf(serverCpu[Workload.REPLAY.ordinal()]));
       }
     }
   }
 
   /**
-   * The transactions PostgreSQL counted as committed in the benchmark's database: a replay answered from idem's local
-   * cache commits none, one read from the table at least one. A backend reports its counts at most about a second
-   * after its transactions (PostgreSQL 15's statistics), so this waits that long first, outside the measured blocks.
+   * The API's data source, counting the connections taken from the pool: a replay answered from idem's local cache
+   * takes none, one read from the table one. (PostgreSQL's own commit counts lag by up to its idle-flush interval of
+   * 10 s per backend, so that they mixed the preceding block's first executions into the replays' figure.) Counts
+   * {@code getConnection} only: no proxy around the connections, so nothing per statement.
    */
-  private static long committedTransactions(IsolatedDatabase database) throws Exception {
-    Thread.sleep(1_200);
-    try (java.sql.Connection connection = database.dataSource().getConnection();
-        java.sql.Statement statement = connection.createStatement()) {
-      statement.execute("SELECT pg_stat_force_next_flush()");
-      try (java.sql.ResultSet row = statement.executeQuery(
-          "SELECT xact_commit FROM pg_stat_database WHERE datname = current_database()")) {
-        row.next();
-        return row.getLong(1);
-      }
+  private static final class ConnectionCounter implements javax.sql.DataSource {
+    private final javax.sql.DataSource pool;
+    private final java.util.concurrent.atomic.LongAdder taken = new java.util.concurrent.atomic.LongAdder();
+
+    ConnectionCounter(javax.sql.DataSource pool) {
+      this.pool = pool;
+    }
+
+    long taken() {
+      return taken.sum();
+    }
+
+    @Override
+    public java.sql.Connection getConnection() throws java.sql.SQLException {
+      taken.increment();
+      return pool.getConnection();
+    }
+
+    @Override
+    public java.sql.Connection getConnection(String user, String password) throws java.sql.SQLException {
+      taken.increment();
+      return pool.getConnection(user, password);
+    }
+
+    @Override
+    public java.io.PrintWriter getLogWriter() throws java.sql.SQLException {
+      return pool.getLogWriter();
+    }
+
+    @Override
+    public void setLogWriter(java.io.PrintWriter out) throws java.sql.SQLException {
+      pool.setLogWriter(out);
+    }
+
+    @Override
+    public void setLoginTimeout(int seconds) throws java.sql.SQLException {
+      pool.setLoginTimeout(seconds);
+    }
+
+    @Override
+    public int getLoginTimeout() throws java.sql.SQLException {
+      return pool.getLoginTimeout();
+    }
+
+    @Override
+    public java.util.logging.Logger getParentLogger() throws java.sql.SQLFeatureNotSupportedException {
+      return pool.getParentLogger();
+    }
+
+    @Override
+    public <T> T unwrap(Class<T> type) throws java.sql.SQLException {
+      return type.isInstance(this) ? type.cast(this) : pool.unwrap(type);
+    }
+
+    @Override
+    public boolean isWrapperFor(Class<?> type) throws java.sql.SQLException {
+      return type.isInstance(this) || pool.isWrapperFor(type);
     }
   }
 
@@ -210,12 +268,55 @@ public final class HttpBenchmark {
     }
   }
 
-  private record Result(double rate, List<Long> latenciesMicros) {}
+  /**
+   * @param serverCpuMicrosPerRequest this JVM's CPU time during the workload, less the load generator's threads',
+   *     per request: the server's threads, GC and JIT (PostgreSQL's own CPU is not in it)
+   * @param loadCpuMicrosPerRequest the load generator's threads' CPU time per request
+   */
+  private record Result(double rate, Latencies latenciesMicros, double serverCpuMicrosPerRequest,
+                        double loadCpuMicrosPerRequest) {}
+
+  /**
+   * Latencies in microseconds as primitive longs: the load generator shares the server's JVM, and a boxed Long per
+   * request, kept for the percentiles, filled the old generation during the blocks (G1 ran a concurrent cycle about
+   * every second, with remark pauses of 10 to 55 ms, and the growing lists were humongous allocations).
+   */
+  private static final class Latencies {
+    private long[] values = new long[64 * 1024];
+    private int size;
+
+    void add(long micros) {
+      if (size == values.length) {
+        values = Arrays.copyOf(values, size * 2);
+      }
+      values[size++] = micros;
+    }
+
+    void addAll(Latencies other) {
+      if (size + other.size > values.length) {
+        values = Arrays.copyOf(values, Math.max(values.length * 2, size + other.size));
+      }
+      System.arraycopy(other.values, 0, values, size, other.size);
+      size += other.size;
+    }
+
+    long[] sorted() {
+      long[] sorted = Arrays.copyOf(values, size);
+      Arrays.sort(sorted);
+      return sorted;
+    }
+  }
+
+  private static final com.sun.management.OperatingSystemMXBean PROCESS =
+      (com.sun.management.OperatingSystemMXBean) java.lang.management.ManagementFactory.getOperatingSystemMXBean();
+  private static final java.lang.management.ThreadMXBean THREADS =
+      java.lang.management.ManagementFactory.getThreadMXBean();
 
   /** One workload on {@link #CONNECTIONS} keep-alive connections for {@code seconds}. */
   private static Result measure(int port, Workload workload, int seconds, String tag) throws Exception {
     AtomicLong completed = new AtomicLong();
-    List<List<Long>> latencies = new ArrayList<>();
+    AtomicLong loadCpuNanos = new AtomicLong();
+    List<Latencies> latencies = new ArrayList<>();
     List<Thread> threads = new ArrayList<>();
     List<Throwable> failures = new ArrayList<>();
     CountDownLatch ready = new CountDownLatch(CONNECTIONS);
@@ -223,12 +324,13 @@ public final class HttpBenchmark {
     long[] deadline = new long[1];
     for (int c = 0; c < CONNECTIONS; c++) {
       int connectionIndex = c;
-      List<Long> own = new ArrayList<>();
+      Latencies own = new Latencies();
       latencies.add(own);
       Thread thread = new Thread(() -> {
         try (Connection connection = new Connection(port)) {
           ready.countDown();
           start.await();
+          long cpuAtStart = THREADS.getCurrentThreadCpuTime();
           long n = 0;
           while (System.nanoTime() < deadline[0]) {
             byte[] request = switch (workload) {
@@ -247,6 +349,7 @@ public final class HttpBenchmark {
             n++;
           }
           completed.addAndGet(n);
+          loadCpuNanos.addAndGet(THREADS.getCurrentThreadCpuTime() - cpuAtStart);
         } catch (Throwable e) {
           synchronized (failures) {
             failures.add(e);
@@ -258,6 +361,7 @@ public final class HttpBenchmark {
       thread.start();
     }
     ready.await();
+    long processCpuAtStart = PROCESS.getProcessCpuTime();
     long begin = System.nanoTime();
     deadline[0] = begin + seconds * 1_000_000_000L;
     start.countDown();
@@ -265,12 +369,15 @@ public final class HttpBenchmark {
       thread.join();
     }
     double elapsed = (System.nanoTime() - begin) / 1e9;
+    long processCpuNanos = PROCESS.getProcessCpuTime() - processCpuAtStart;
     if (!failures.isEmpty()) {
       throw new IllegalStateException(workload + " failed", failures.get(0));
     }
-    List<Long> all = new ArrayList<>();
+    Latencies all = new Latencies();
     latencies.forEach(all::addAll);
-    return new Result(completed.get() / elapsed, all);
+    long requests = Math.max(1, completed.get());
+    return new Result(completed.get() / elapsed, all,
+        (processCpuNanos - loadCpuNanos.get()) / 1e3 / requests, loadCpuNanos.get() / 1e3 / requests);
   }
 
   private static byte[] health() {
@@ -294,6 +401,12 @@ public final class HttpBenchmark {
     double[] sorted = ratios.clone();
     Arrays.sort(sorted);
     return String.format(Locale.ROOT, "%.2f [%.2f–%.2f]", median(sorted), sorted[0], sorted[sorted.length - 1]);
+  }
+
+  private static double medianOf(double[] values) {
+    double[] sorted = values.clone();
+    Arrays.sort(sorted);
+    return median(sorted);
   }
 
   private static double median(double[] sorted) {

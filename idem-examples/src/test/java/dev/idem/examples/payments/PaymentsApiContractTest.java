@@ -6,6 +6,7 @@ import static org.junit.jupiter.api.Assertions.assertNotEquals;
 import static org.junit.jupiter.api.Assertions.assertNull;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
+import dev.idem.testing.CountingDataSource;
 import dev.idem.testing.DatabaseContract;
 import dev.idem.testing.KeepAliveRequests;
 import java.net.http.HttpResponse;
@@ -43,8 +44,9 @@ abstract class PaymentsApiContractTest extends DatabaseContract {
   @Override
   protected void prepare() {
     try {
-      PaymentsApi api = PaymentsServer.api(database.dataSource(),
-          runtime -> payments = new ScriptedPayments(new JdbcPayments(runtime, database.dataSource())));
+      // Through the counting data source, so that a test can tell which requests reached the database.
+      PaymentsApi api = PaymentsServer.api(counting,
+          runtime -> payments = new ScriptedPayments(new JdbcPayments(runtime, counting)));
       server = PaymentsServer.start(kind(), 0, api);
     } catch (Exception e) {
       throw new IllegalStateException("Cannot start the " + kind() + " server", e);
@@ -161,6 +163,38 @@ abstract class PaymentsApiContractTest extends DatabaseContract {
     HttpResponse<String> retry = client.post(token, quoted(key), body);
     assertEquals(created.body(), retry.body());
     assertEquals("true", retry.headers().firstValue("Idempotent-Replayed").orElseThrow());
+  }
+
+  /**
+   * A retry of a completed request that the runtime's local result cache holds takes no database connection, yet is
+   * the same response (status, body, Location, Content-Type, expiry) and still checks the payload: another body
+   * under the key is 422, answered from the cached fingerprint.
+   */
+  @Test
+  void aCachedReplayIsTheSameResponseWithoutTheDatabaseAndStillChecksThePayload() {
+    String token = token();
+    String key = key();
+    String body = ApiClient.body(4200, "EUR");
+    HttpResponse<String> created = client.post(token, quoted(key), body);
+    assertEquals(201, created.statusCode());
+    long executions = payments.executions.get();
+    CountingDataSource.Counts before = counting.counts();
+
+    for (int i = 0; i < 3; i++) {
+      HttpResponse<String> replay = client.post(token, quoted(key), body);
+      assertEquals(201, replay.statusCode());
+      assertEquals(created.body(), replay.body());
+      for (String header : List.of("Content-Type", "Content-Length", "Location", "Idempotency-Key-Expires")) {
+        assertEquals(created.headers().allValues(header), replay.headers().allValues(header), header);
+      }
+      assertEquals(List.of("true"), replay.headers().allValues("Idempotent-Replayed"));
+    }
+    HttpResponse<String> reused = client.post(token, quoted(key), ApiClient.body(4201, "EUR"));
+    assertEquals(422, reused.statusCode());
+    assertProblem(reused, "idempotency-key-reused");
+
+    assertEquals(0, counting.counts().minus(before).connections(), "no connection for a cached outcome");
+    assertEquals(executions, payments.executions.get(), "nothing ran again");
   }
 
   @Test

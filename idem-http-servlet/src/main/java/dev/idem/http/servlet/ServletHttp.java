@@ -8,7 +8,6 @@ import java.io.IOException;
 import java.util.Collections;
 import java.util.Enumeration;
 import java.util.List;
-import java.util.Map;
 
 /**
  * Adapts Jakarta Servlet 6, inside a servlet's {@code doPost} (or a Spring MVC / JAX-RS resource running on a
@@ -43,13 +42,13 @@ public final class ServletHttp {
    */
   public static void send(HttpServletResponse response, HttpReply reply) throws IOException {
     response.setStatus(reply.status());
-    for (Map.Entry<String, String> header : reply.headers().entrySet()) {
-      response.setHeader(header.getKey(), header.getValue());
-    }
-    byte[] body = reply.body();
-    response.setContentLength(body.length);
-    if (body.length > 0) {
-      response.getOutputStream().write(body);
+    // Without headers()' map and body()'s copy: both are per response, and a replay answered from idem's cache
+    // does little else.
+    reply.forEachHeader(response::setHeader);
+    int length = reply.bodyLength();
+    response.setContentLength(length);
+    if (length > 0) {
+      reply.writeBody(response.getOutputStream());
     }
   }
 }
