@@ -71,21 +71,25 @@ final class MariaDbRecordTables extends RecordTables {
   }
 
   /**
-   * Sets the buffer pool's size and waits until InnoDB has resized it (it does so in the background and then reports
-   * "Completed resizing buffer pool at <time>" in its status).
+   * Sets the buffer pool's size and waits until InnoDB has resized it: it does so in the background, reporting its
+   * progress in Innodb_buffer_pool_resize_status (empty again, or "Completed …", when done; MariaDB 10.11 clears
+   * it), and the pool's pages then add up to the size, give or take InnoDB's own rounding.
    */
   private void resize(long bytes) throws SQLException {
-    String before = resizeStatus();
     execute("SET GLOBAL innodb_buffer_pool_size = " + bytes);
     long deadline = System.currentTimeMillis() + RESIZE_WAIT_MILLIS;
     while (true) {
       String status = resizeStatus();
-      if (status.startsWith("Completed") && !status.equals(before)) {
+      String[] pool = query("SELECT (SELECT VARIABLE_VALUE FROM information_schema.GLOBAL_STATUS WHERE VARIABLE_NAME"
+          + " = 'INNODB_BUFFER_POOL_PAGES_TOTAL'), @@GLOBAL.innodb_page_size").get(0);
+      long poolBytes = Long.parseLong(pool[0]) * Long.parseLong(pool[1]);
+      boolean idle = status.isEmpty() || status.startsWith("Completed");
+      if (idle && Math.abs(poolBytes - bytes) < bytes / 10) {
         return;
       }
       if (System.currentTimeMillis() > deadline) {
         throw new IllegalStateException("InnoDB did not resize its buffer pool to " + mb(bytes) + " within "
-            + RESIZE_WAIT_MILLIS / 1000 + " s (status: '" + status + "'); it is now " + mb(bufferPool()));
+            + RESIZE_WAIT_MILLIS / 1000 + " s (status: '" + status + "'); its pages now add up to " + mb(poolBytes));
       }
       try {
         Thread.sleep(200);
@@ -198,6 +202,11 @@ final class MariaDbRecordTables extends RecordTables {
   @Override
   String leftoverLabel() {
     return "free space inside the table's files after removal (`data_free`), MB";
+  }
+
+  @Override
+  boolean hasFreeSpace() {
+    return true;
   }
 
   @Override

@@ -84,6 +84,11 @@ abstract class RecordTables implements AutoCloseable {
   /** @return how idem's purgeExpired removes one day in this layout, for the report */
   abstract String removalLabel(RecordLayout layout);
 
+  /** @return whether {@link Sizes#freeBytes()} is measured (MariaDB's data_free) */
+  boolean hasFreeSpace() {
+    return false;
+  }
+
   /** @return the row of the report that says what a removal left behind */
   abstract String leftoverLabel();
 

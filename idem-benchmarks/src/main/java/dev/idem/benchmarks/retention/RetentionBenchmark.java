@@ -169,6 +169,10 @@ public final class RetentionBenchmark {
         days.beforeRemoval.totalBytes() / 1e6, "%,.0f");
     row("table size after removal, MB", one.afterRemoval.totalBytes() / 1e6, days.afterRemoval.totalBytes() / 1e6,
         "%,.0f");
+    if (tables.hasFreeSpace()) {
+      row("free space inside the table's files before removal (`data_free`), MB", one.beforeRemoval.freeBytes() / 1e6,
+          days.beforeRemoval.freeBytes() / 1e6, "%,.0f");
+    }
     row(tables.leftoverLabel(), one.leftover, days.leftover, "%,.0f");
     row("fill: records/s (insert only)", rows / one.insertSeconds, rows / days.insertSeconds, "%,.0f");
     row("fill, seconds: insert + indexes + analyze", phases(one), phases(days));
