@@ -2,13 +2,18 @@ package dev.idem.benchmarks.retention;
 
 import dev.idem.IdempotencyKey;
 import dev.idem.IdempotentCommand;
+import java.util.UUID;
 
-/** The retention benchmark's command; idem generates {@code Payments_Idempotent}. */
+/**
+ * The retention benchmark's command, a consumer of payment events; idem generates {@code Payments_Idempotent}. Its
+ * scope and key shape ({@code <UUID message id>|billing}) are the fill's, so that the measured claims land among the
+ * filled records of the primary key (scope first) instead of in a scope of their own at one end of it.
+ */
 public interface Payments {
 
   record Receipt(String paymentId, long amountCents) {}
 
   /** Records expire 14 days after their first execution, as the benchmark's fill does. */
-  @IdempotentCommand(scope = "bench.pay", retention = "P14D")
-  Receipt pay(@IdempotencyKey String paymentId, long amountCents);
+  @IdempotentCommand(scope = RecordFill.SCOPE, retention = "P14D")
+  Receipt pay(@IdempotencyKey UUID messageId, @IdempotencyKey String group, long amountCents);
 }

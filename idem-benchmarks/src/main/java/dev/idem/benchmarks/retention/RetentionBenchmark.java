@@ -10,75 +10,112 @@ import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.sql.Connection;
-import java.sql.PreparedStatement;
-import java.sql.ResultSet;
-import java.sql.SQLException;
-import java.sql.Statement;
 import java.time.Duration;
 import java.time.Instant;
+import java.time.ZoneOffset;
+import java.time.format.DateTimeFormatter;
 import java.util.ArrayList;
+import java.util.Arrays;
 import java.util.List;
 import java.util.Locale;
+import java.util.UUID;
 import java.util.concurrent.CountDownLatch;
 import java.util.concurrent.ExecutorService;
 import java.util.concurrent.Executors;
 import java.util.concurrent.Future;
+import java.util.concurrent.ThreadLocalRandom;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicBoolean;
 import java.util.concurrent.atomic.AtomicLong;
 
 /**
- * Issue 22's measurements on PostgreSQL, for both record layouts in one run: the TRANSACTIONAL first-execution rate
- * on the empty table and once it holds {@code rows} records (filled with SQL in idem's layout: consumer-style keys,
- * small JSON results, first executions spread over 15 days), the bytes per record (table and indexes, after
- * {@code VACUUM ANALYZE}: autovacuum is off on the benchmark machine), and the removal of one day of records: idem's
- * {@code purgeExpired} dropping the day's partition against its bounded {@code DELETE}s of the same rows on one
- * table, with each table's size and dead tuples afterwards.
+ * Issue 22's measurements on PostgreSQL and MariaDB, for both record layouts in one run: the TRANSACTIONAL
+ * first-execution rate on an empty table and on a table holding {@code rows} records (filled with SQL in idem's
+ * layout: consumer keys, small JSON results, first executions spread over 15 days; see {@link RecordFill}), the bytes
+ * per record, and the removal of one day of records: idem's {@code purgeExpired} dropping the day's partition
+ * against its bounded {@code DELETE}s of the same rows on one table, with the table's size afterwards and what the
+ * removal left behind (PostgreSQL: dead tuples; MariaDB: the size that does not shrink, and data_free).
+ *
+ * <p>The empty and the full table's rates are measured in the same minutes: each layout has a second table of the
+ * same layout that stays empty (truncated before each of its rounds), and the two are measured in alternating
+ * rounds (empty first in even rounds, full first in odd ones); the report gives the medians of the rounds and the
+ * median of the rounds' ratios, so that a machine that slows down or speeds up during the run moves both alike.
+ *
+ * <p>Each layout's tables are dropped when the layout is done, and each database's run ends before the next begins,
+ * so that no two full tables ever take disk at once.
  *
  * <pre>
  * mvn -q -Pbench -pl idem-benchmarks -am verify -DskipTests \
  *     -Dbench.mainClass=dev.idem.benchmarks.retention.RetentionBenchmark \
- *     -Didem.bench.retention.rows=50000000      # default; e.g. 1000000 for a quick run
- *     -Didem.bench.retention.seconds=20         # each rate measurement
+ *     -Didem.bench.retention.rows=50000000          # default; e.g. 2000000 for a quick run
+ *     -Didem.bench.retention.seconds=10             # each table's share of a round
+ *     -Didem.bench.retention.rounds=5               # rounds of empty / full (odd: the median is one round's)
+ *     -Didem.bench.databases=PostgreSQL,MariaDB     # default both
+ *     -Didem.bench.retention.mariadbBufferPool=8G   # default: the server's; set for the run and restored
  *     -Didem.bench.retention.report=target/retention.md
  * </pre>
  */
 public final class RetentionBenchmark {
 
-  private static final Duration DAY = Duration.ofDays(1);
-  private static final int DAYS = 15;
-  /** Midnight UTC: the fill's days line up with the partitions. */
-  private static final Instant NOW = Instant.parse("2030-06-16T00:00:00Z");
-  /**
-   * Records expire 14 days after their first execution ({@link Payments#pay}'s retention), so that at {@link #NOW}
-   * exactly the oldest day expired.
-   */
-  private static final Duration WINDOW = Duration.ofDays(DAYS - 1);
   private static final int THREADS = 8;
-
+  private static final int FILL_CONNECTIONS = 2;
+  /** Records per fill statement: one transaction, small enough to keep undo and WAL bursts modest. */
+  private static final long FILL_CHUNK = 250_000;
+  private static final int PURGE_BATCH = 1_000;
+  private static final long START = System.nanoTime();
 
   private final IsolatedDatabase database;
-  private final long rows;
+  private final RecordTables tables;
+  private final RecordFill fill;
   private final int seconds;
-  private final StringBuilder report = new StringBuilder();
+  private final int rounds;
+  private final StringBuilder report;
 
-  private RetentionBenchmark(IsolatedDatabase database, long rows, int seconds) {
+  private RetentionBenchmark(IsolatedDatabase database, RecordTables tables, RecordFill fill, int seconds, int rounds,
+      StringBuilder report) {
     this.database = database;
-    this.rows = rows;
+    this.tables = tables;
+    this.fill = fill;
     this.seconds = seconds;
+    this.rounds = rounds;
+    this.report = report;
   }
 
   public static void main(String[] args) throws Exception {
     long rows = Long.getLong("idem.bench.retention.rows", 50_000_000L);
-    int seconds = Integer.getInteger("idem.bench.retention.seconds", 20);
-    String load = loadAverage();
-    RetentionBenchmark benchmark;
-    try (IsolatedDatabase database = IsolatedDatabase.open(TestDatabase.POSTGRESQL,
-        new IsolatedDatabase.Settings("idem_r_", THREADS + 2, THREADS, false))) {
-      benchmark = new RetentionBenchmark(database, rows, seconds);
-      benchmark.run(load);
+    int seconds = Integer.getInteger("idem.bench.retention.seconds", 10);
+    int rounds = Integer.getInteger("idem.bench.retention.rounds", 5);
+    String bufferPool = System.getProperty("idem.bench.retention.mariadbBufferPool", "").strip();
+    if (seconds < 1 || rounds < 1) {
+      throw new IllegalArgumentException("idem.bench.retention.seconds and .rounds must be positive, got " + seconds
+          + " and " + rounds);
     }
-    String markdown = benchmark.report.toString();
+    List<TestDatabase> databases = new ArrayList<>();
+    for (String name : System.getProperty("idem.bench.databases", "PostgreSQL,MariaDB").split(",")) {
+      if (!name.isBlank()) {
+        databases.add(TestDatabase.of(name));
+      }
+    }
+    RecordFill fill = new RecordFill(rows);
+    StringBuilder report = new StringBuilder("## Retention at scale\n\n");
+    report.append(String.format(Locale.ROOT, "Run of %s UTC on %d cores: %,d records per table over %d days;"
+            + " TRANSACTIONAL first executions storing a result, %d threads, random UUID keys in the fill's scope;"
+            + " empty and full table measured in %d alternating rounds of %d s each (after 1 s of warm-up each).%n%n",
+        DateTimeFormatter.ofPattern("yyyy-MM-dd HH:mm").format(Instant.now().atOffset(ZoneOffset.UTC)),
+        Runtime.getRuntime().availableProcessors(), fill.rows(), RecordFill.DAYS, THREADS, rounds, seconds));
+    for (TestDatabase database : databases) {
+      String unreachable = database.unreachableReason();
+      if (unreachable != null) {
+        report.append("*").append(database.displayName()).append(" left out: ").append(unreachable).append("*\n\n");
+        continue;
+      }
+      try (IsolatedDatabase isolated = IsolatedDatabase.open(database,
+              new IsolatedDatabase.Settings("idem_r_", THREADS + 2, THREADS, false));
+          RecordTables tables = RecordTables.of(isolated, database == TestDatabase.MARIADB ? bufferPool : "")) {
+        new RetentionBenchmark(isolated, tables, fill, seconds, rounds, report).run();
+      }
+    }
+    String markdown = report.toString();
     System.out.println(markdown);
     String file = System.getProperty("idem.bench.retention.report", "");
     if (!file.isEmpty()) {
@@ -86,193 +123,277 @@ public final class RetentionBenchmark {
     }
   }
 
-  private void run(String loadBefore) throws Exception {
-    report.append("## Retention at scale (PostgreSQL)\n\n")
-        .append(String.format(Locale.ROOT, "%,d records over %d days, TRANSACTIONAL first executions storing a"
-            + " result on %d threads for %d s per rate; load average before: %s.%n%n", rows, DAYS, THREADS, seconds,
-            loadBefore));
+  /** What one layout measured. */
+  private static final class Layout {
+    double[] emptyRates;
+    double[] fullRates;
+    double[] ratios;
+    RecordTables.Sizes filled;
+    long removed;
+    double removalSeconds;
+    RecordTables.Sizes beforeRemoval;
+    RecordTables.Sizes afterRemoval;
+    double leftover;
+    double insertSeconds;
+    double indexSeconds;
+    double analyzeSeconds;
+    double ratesSeconds;
+    double totalSeconds;
+  }
+
+  private void run() throws Exception {
+    String server = tables.server();
+    String loadBefore = loadAverage();
+    progress(server + ": start");
     Layout one = measure(RecordLayout.ONE_TABLE, "rec_one");
     Layout days = measure(RecordLayout.DAY_PARTITIONS, "rec_days");
+    long rows = fill.rows();
+    report.append("### ").append(server).append("\n\n").append(tables.settings())
+        .append(" Load average before: ").append(loadBefore).append(".\n\n");
     report.append("| | one table | day partitions |\n| --- | --- | --- |\n");
-    row("first executions/s, empty table", one.emptyRate, days.emptyRate, "%,.0f");
-    row(String.format(Locale.ROOT, "first executions/s at %,d records", rows), one.fullRate, days.fullRate, "%,.0f");
-    row("ratio full / empty (target for day partitions ≥ 0.9)", one.fullRate / one.emptyRate,
-        days.fullRate / days.emptyRate, "%.2f");
-    row("bytes per record: heap", one.heapBytes, days.heapBytes, "%.0f");
-    row("bytes per record: indexes", one.indexBytes, days.indexBytes, "%.0f");
-    row("bytes per record: total", one.totalBytes, days.totalBytes, "%.0f");
+    row("first executions/s, empty table (median of the rounds)", median(one.emptyRates), median(days.emptyRates),
+        "%,.0f");
+    row(String.format(Locale.ROOT, "first executions/s at %,d records (median of the rounds)", rows),
+        median(one.fullRates), median(days.fullRates), "%,.0f");
+    row("ratio full / empty, median of the rounds' ratios [lowest, highest] (target for day partitions ≥ 0.9)",
+        ratios(one.ratios), ratios(days.ratios));
+    row("bytes per record: " + tables.dataLabel(), perRecord(one.filled.dataBytes()),
+        perRecord(days.filled.dataBytes()), "%.0f");
+    row("bytes per record: " + tables.indexLabel(), perRecord(one.filled.indexBytes()),
+        perRecord(days.filled.indexBytes()), "%.0f");
+    row("bytes per record: total", perRecord(one.filled.totalBytes()), perRecord(days.filled.totalBytes()), "%.0f");
     row("records of the oldest day removed", one.removed, days.removed, "%,.0f");
-    row("removing that day: seconds (bounded DELETEs of 1,000 / DETACH + DROP)", one.removalSeconds,
-        days.removalSeconds, "%.2f");
-    row("table size before removal, MB", one.mbBefore, days.mbBefore, "%,.0f");
-    row("table size after removal, MB", one.mbAfter, days.mbAfter, "%,.0f");
-    row("dead tuples after removal", one.deadTuples, days.deadTuples, "%,.0f");
-    report.append(String.format(Locale.ROOT, "%nRemoval: day partitions %.0fx faster than bounded DELETEs"
-        + " (target ≥ 100x, drop ≤ 1 s). Load average after: %s.%n", one.removalSeconds / days.removalSeconds,
-        loadAverage()));
-    double total = days.totalBytes;
+    row("removing that day, seconds (" + tables.removalLabel(RecordLayout.ONE_TABLE) + " / "
+        + tables.removalLabel(RecordLayout.DAY_PARTITIONS) + ")", one.removalSeconds, days.removalSeconds, "%.2f");
+    row("table size before removal, MB", one.beforeRemoval.totalBytes() / 1e6,
+        days.beforeRemoval.totalBytes() / 1e6, "%,.0f");
+    row("table size after removal, MB", one.afterRemoval.totalBytes() / 1e6, days.afterRemoval.totalBytes() / 1e6,
+        "%,.0f");
+    if (tables.hasFreeSpace()) {
+      row("free space inside the table's files before removal (`data_free`), MB", one.beforeRemoval.freeBytes() / 1e6,
+          days.beforeRemoval.freeBytes() / 1e6, "%,.0f");
+    }
+    row(tables.leftoverLabel(), one.leftover, days.leftover, "%,.0f");
+    row("fill: records/s (insert only)", rows / one.insertSeconds, rows / days.insertSeconds, "%,.0f");
+    row("fill, seconds: insert + indexes + analyze", phases(one), phases(days));
+    row("whole layout (fill, rounds, removal), seconds", one.totalSeconds, days.totalSeconds, "%,.0f");
+    report.append(String.format(Locale.ROOT, "%nFill: %s. Removal: day partitions %.0fx faster than bounded DELETEs"
+            + " (target ≥ 100x, drop ≤ 1 s). Load average after: %s.%n", tables.fillMethod(),
+        one.removalSeconds / days.removalSeconds, loadAverage()));
+    double perRecord = perRecord(days.filled.totalBytes());
     double records = 900_000_000d;
-    report.append(String.format(Locale.ROOT, "%nCapacity model from the measured bytes per record (day"
-            + " partitions), 900 M records (60 M a day kept 15 days): disk %.0f GB (heap %.0f GB, indexes %.0f GB);"
-            + " daily churn %.0f GB created and dropped; 15 + 8 premade = 23 partitions; the indexes of one"
-            + " day's partition %.1f GB (a claim probes the window's days: their primary keys are what should stay in"
-            + " memory).%n",
-        records * total / 1e9, records * days.heapBytes / 1e9, records * days.indexBytes / 1e9,
-        60_000_000d * total / 1e9, 60_000_000d * days.indexBytes / 1e9));
+    double daily = 60_000_000d;
+    report.append(String.format(Locale.ROOT, "%nCapacity model from these bytes per record (day partitions), 900 M"
+            + " records (60 M a day kept 15 days): disk %.0f GB (%s %.0f GB, %s %.0f GB); daily churn %.0f GB created"
+            + " and dropped; 15 + 8 premade = 23 partitions.%n%n",
+        records * perRecord / 1e9, tables.dataLabel(), records * perRecord(days.filled.dataBytes()) / 1e9,
+        tables.indexLabel(), records * perRecord(days.filled.indexBytes()) / 1e9, daily * perRecord / 1e9));
+  }
+
+  private double perRecord(long bytes) {
+    return (double) bytes / fill.rows();
+  }
+
+  private static String ratios(double[] ratios) {
+    double[] sorted = ratios.clone();
+    Arrays.sort(sorted);
+    return String.format(Locale.ROOT, "%.2f [%.2f, %.2f]", median(ratios), sorted[0], sorted[sorted.length - 1]);
+  }
+
+  private static String phases(Layout layout) {
+    return String.format(Locale.ROOT, "%.0f + %.0f + %.0f", layout.insertSeconds, layout.indexSeconds,
+        layout.analyzeSeconds);
   }
 
   private void row(String what, double one, double days, String format) {
-    report.append("| ").append(what).append(" | ").append(String.format(Locale.ROOT, format, one)).append(" | ")
-        .append(String.format(Locale.ROOT, format, days)).append(" |\n");
+    row(what, String.format(Locale.ROOT, format, one), String.format(Locale.ROOT, format, days));
   }
 
-  private static final class Layout {
-    double emptyRate;
-    double fullRate;
-    double heapBytes;
-    double indexBytes;
-    double totalBytes;
-    double removed;
-    double removalSeconds;
-    double mbBefore;
-    double mbAfter;
-    double deadTuples;
+  private void row(String what, String one, String days) {
+    report.append("| ").append(what).append(" | ").append(one).append(" | ").append(days).append(" |\n");
+  }
+
+  private IdemRuntime runtime(String table, RecordLayout layout, MutableClock clock) {
+    return IdemRuntime.builder().dataSource(database.dataSource()).tableName(table).layout(layout).clock(clock)
+        .databaseTime(false).resultCache(false).build();
   }
 
   private Layout measure(RecordLayout layout, String table) throws Exception {
+    long start = System.nanoTime();
     Layout result = new Layout();
-    MutableClock clock = new MutableClock(NOW.minus(Duration.ofDays(DAYS)));
-    try (IdemRuntime runtime = IdemRuntime.builder().dataSource(database.dataSource()).tableName(table)
-        .layout(layout).clock(clock).databaseTime(false).resultCache(false).build()) {
-      runtime.createSchema();
+    String emptyTable = table + "_empty";
+    MutableClock clock = new MutableClock(RecordFill.NOW.minus(Duration.ofDays(RecordFill.DAYS)));
+    try (IdemRuntime full = runtime(table, layout, clock); IdemRuntime empty = runtime(emptyTable, layout, clock)) {
+      full.createSchema();
+      empty.createSchema();
       if (layout == RecordLayout.DAY_PARTITIONS) {
-        for (int day = 0; day <= DAYS; day += 7) { // the fill's past days, then today's week ahead
-          clock.set(NOW.minus(Duration.ofDays(DAYS - day)));
-          runtime.premakePartitions();
+        for (int day = 0; day <= RecordFill.DAYS; day += 7) { // the fill's past days, then today's week ahead
+          clock.set(RecordFill.NOW.minus(Duration.ofDays(RecordFill.DAYS - day)));
+          full.premakePartitions();
+          empty.premakePartitions();
         }
-        clock.set(NOW);
-        runtime.premakePartitions();
+        clock.set(RecordFill.NOW);
+        full.premakePartitions();
+        empty.premakePartitions();
       }
+      fill(table, layout, result);
+      result.filled = tables.sizes(table);
       // The rates run one hour before NOW: the fill's records are then all inside their window and probed.
-      clock.set(NOW.minus(Duration.ofHours(1)));
-      result.emptyRate = rate(runtime, table + "-empty");
-      execute("TRUNCATE " + table);
-      fill(table, layout);
-      execute("VACUUM ANALYZE " + table);
-      long[] size = sizes(table);
-      result.heapBytes = (double) size[0] / rows;
-      result.indexBytes = (double) size[1] / rows;
-      result.totalBytes = (double) (size[0] + size[1]) / rows;
-      result.fullRate = rate(runtime, table + "-full");
-      execute("VACUUM ANALYZE " + table);
-      result.mbBefore = (sizes(table)[0] + sizes(table)[1]) / 1e6;
-      clock.set(NOW);
-      long start = System.nanoTime();
-      result.removed = runtime.purgeExpired(1_000);
-      result.removalSeconds = (System.nanoTime() - start) / 1e9;
-      long[] after = sizes(table);
-      result.mbAfter = (after[0] + after[1]) / 1e6;
-      result.deadTuples = deadTuples(table);
+      clock.set(RecordFill.NOW.minus(Duration.ofHours(1)));
+      long rates = System.nanoTime();
+      interleavedRates(full, empty, emptyTable, table, result);
+      result.ratesSeconds = (System.nanoTime() - rates) / 1e9;
+      tables.analyze(table); // PostgreSQL: the rounds' updates leave dead tuples, which the removal must not count
+      result.beforeRemoval = tables.sizes(table);
+      clock.set(RecordFill.NOW);
+      progress(table + ": removing the oldest day (" + tables.removalLabel(layout) + ")");
+      long removal = System.nanoTime();
+      result.removed = full.purgeExpired(PURGE_BATCH);
+      result.removalSeconds = (System.nanoTime() - removal) / 1e9;
+      result.afterRemoval = tables.sizes(table);
+      result.leftover = tables.leftover(table);
+    } finally {
+      tables.drop(table);
+      tables.drop(emptyTable);
     }
+    result.totalSeconds = (System.nanoTime() - start) / 1e9;
+    progress(String.format(Locale.ROOT, "%s: done in %.0f s (fill %.0f + %.0f + %.0f s, rounds %.0f s, removal"
+            + " %.2f s)", table, result.totalSeconds, result.insertSeconds, result.indexSeconds, result.analyzeSeconds,
+        result.ratesSeconds, result.removalSeconds));
     return result;
   }
 
-  /** TRANSACTIONAL first executions storing a result, on {@link #THREADS} threads for {@link #seconds}. */
-  private double rate(IdemRuntime runtime, String prefix) throws Exception {
-    Payments payments = new Payments_Idempotent((id, amount) -> new Payments.Receipt("p-" + id, amount), runtime);
+  /**
+   * Fills the table with the {@link RecordFill}'s records, statements of {@link #FILL_CHUNK} records taken in order
+   * by {@link #FILL_CONNECTIONS} connections, then rebuilds what {@link RecordTables#prepareFill} took away and
+   * analyzes the table.
+   */
+  private void fill(String table, RecordLayout layout, Layout result) throws Exception {
+    long rows = fill.rows();
+    long chunks = (rows + FILL_CHUNK - 1) / FILL_CHUNK;
+    long start = System.nanoTime();
+    RecordTables.FillFinish finish = tables.prepareFill(table);
+    AtomicLong next = new AtomicLong();
+    AtomicLong inserted = new AtomicLong();
+    ExecutorService pool = Executors.newFixedThreadPool(FILL_CONNECTIONS);
+    try {
+      List<Future<?>> workers = new ArrayList<>();
+      for (int c = 0; c < FILL_CONNECTIONS; c++) {
+        workers.add(pool.submit(() -> {
+          try (Connection connection = database.dataSource().getConnection()) {
+            for (long chunk = next.getAndIncrement(); chunk < chunks; chunk = next.getAndIncrement()) {
+              long first = chunk * FILL_CHUNK;
+              long last = Math.min(rows, first + FILL_CHUNK) - 1;
+              tables.insert(connection, table, layout, fill, first, last);
+              long done = inserted.addAndGet(last - first + 1);
+              long tenth = rows / 10;
+              if (tenth > 0 && done / tenth != (done - (last - first + 1)) / tenth) {
+                progress(String.format(Locale.ROOT, "%s: %,d of %,d records inserted", table, done, rows));
+              }
+            }
+          }
+          return null;
+        }));
+      }
+      for (Future<?> worker : workers) {
+        worker.get();
+      }
+    } finally {
+      pool.shutdownNow();
+    }
+    long insertedAt = System.nanoTime();
+    finish.run();
+    long indexedAt = System.nanoTime();
+    tables.analyze(table);
+    long analyzedAt = System.nanoTime();
+    result.insertSeconds = (insertedAt - start) / 1e9;
+    result.indexSeconds = (indexedAt - insertedAt) / 1e9;
+    result.analyzeSeconds = (analyzedAt - indexedAt) / 1e9;
+    progress(String.format(Locale.ROOT, "%s: filled, %,d records in %.0f s + indexes %.0f s + analyze %.0f s", table,
+        rows, result.insertSeconds, result.indexSeconds, result.analyzeSeconds));
+  }
+
+  /**
+   * {@link #rounds} rounds, each measuring the empty table (truncated first) and the full one for {@link #seconds},
+   * in alternating order, after one untimed warm-up of each.
+   */
+  private void interleavedRates(IdemRuntime full, IdemRuntime empty, String emptyTable, String fullTable,
+      Layout result) throws Exception {
+    result.emptyRates = new double[rounds];
+    result.fullRates = new double[rounds];
+    result.ratios = new double[rounds];
+    tables.truncate(emptyTable);
+    rate(empty, 2);
+    rate(full, 2);
+    for (int round = 0; round < rounds; round++) {
+      for (int turn = 0; turn < 2; turn++) {
+        boolean emptyTurn = (round % 2 == 0) == (turn == 0);
+        if (emptyTurn) {
+          tables.truncate(emptyTable);
+          result.emptyRates[round] = rate(empty, seconds);
+        } else {
+          result.fullRates[round] = rate(full, seconds);
+        }
+      }
+      result.ratios[round] = result.fullRates[round] / result.emptyRates[round];
+      progress(String.format(Locale.ROOT, "%s: round %d of %d: empty %,.0f/s, full %,.0f/s, ratio %.2f", fullTable,
+          round + 1, rounds, result.emptyRates[round], result.fullRates[round], result.ratios[round]));
+    }
+  }
+
+  /**
+   * TRANSACTIONAL first executions storing a result, on {@link #THREADS} threads, each a fresh random (version 4)
+   * UUID in the fill's scope: 1 s of warm-up, then {@code measureSeconds} counted.
+   */
+  private double rate(IdemRuntime runtime, int measureSeconds) throws Exception {
+    Payments payments = new Payments_Idempotent(
+        (messageId, group, amountCents) -> new Payments.Receipt("p-" + messageId, amountCents), runtime);
     ExecutorService pool = Executors.newFixedThreadPool(THREADS);
     AtomicBoolean stop = new AtomicBoolean();
     AtomicLong done = new AtomicLong();
     CountDownLatch started = new CountDownLatch(THREADS);
     List<Future<?>> workers = new ArrayList<>();
-    for (int t = 0; t < THREADS; t++) {
-      String thread = prefix + "-" + t + "-";
-      workers.add(pool.submit(() -> {
-        started.countDown();
-        for (long i = 0; !stop.get(); i++) {
-          payments.pay(thread + i, i);
-          done.incrementAndGet();
-        }
-        return null;
-      }));
-    }
-    started.await();
-    Thread.sleep(2_000); // warm-up
-    long from = done.get();
-    long start = System.nanoTime();
-    Thread.sleep(seconds * 1_000L);
-    long count = done.get() - from;
-    double elapsed = (System.nanoTime() - start) / 1e9;
-    stop.set(true);
-    for (Future<?> worker : workers) {
-      worker.get(60, TimeUnit.SECONDS);
-    }
-    pool.shutdown();
-    return count / elapsed;
-  }
-
-  /**
-   * {@link #rows} records in idem's layout, first executions spread evenly over the {@link #DAYS} days before
-   * {@link #NOW}, in statements of at most a million rows. Keys as a consumer's ({@code <UUID>|billing}), SHA-256
-   * fingerprints, results of about 40 characters of JSON.
-   */
-  private void fill(String table, RecordLayout layout) throws SQLException {
-    long spanMillis = Duration.ofDays(DAYS).toMillis();
-    long from = NOW.toEpochMilli() - spanMillis;
-    boolean days = layout == RecordLayout.DAY_PARTITIONS;
-    String sql = "INSERT INTO " + table + " (scope, idem_key, state, fingerprint, result, result_shape, created_at,"
-        + " expires_at" + (days ? ", bucket" : "") + ") SELECT 'payments.order-paid',"
-        + " uuid_in(md5(i::text)::cstring)::text || '|billing', 'COMPLETED', encode(sha256(i::text::bytea), 'hex'),"
-        + " '{\"paymentId\":\"p-' || i || '\",\"amountCents\":' || (i % 100000) || '}', 'R1', c, c + ?"
-        + (days ? ", floor(c / 86400000)::int" : "")
-        + " FROM (SELECT i, ? + (i * ?)::bigint AS c FROM generate_series(?::bigint, ?::bigint) AS i) g";
-    try (Connection connection = database.dataSource().getConnection();
-        PreparedStatement insert = connection.prepareStatement(sql)) {
-      for (long first = 0; first < rows; first += 1_000_000) {
-        insert.setLong(1, WINDOW.toMillis());
-        insert.setLong(2, from);
-        insert.setDouble(3, (double) spanMillis / rows);
-        insert.setLong(4, first);
-        insert.setLong(5, Math.min(rows, first + 1_000_000) - 1);
-        insert.executeUpdate();
+    try {
+      for (int t = 0; t < THREADS; t++) {
+        workers.add(pool.submit(() -> {
+          started.countDown();
+          ThreadLocalRandom random = ThreadLocalRandom.current();
+          for (long i = 0; !stop.get(); i++) {
+            UUID messageId = new UUID((random.nextLong() & ~0xF000L) | 0x4000L,
+                (random.nextLong() & 0x3FFFFFFFFFFFFFFFL) | 0x8000000000000000L);
+            payments.pay(messageId, RecordFill.GROUP, i);
+            done.incrementAndGet();
+          }
+          return null;
+        }));
       }
-    }
-  }
-
-  /** Heap and index bytes of the table, its partitions included. */
-  private long[] sizes(String table) throws SQLException {
-    String sql = "SELECT coalesce(sum(pg_table_size(relid)), 0), coalesce(sum(pg_indexes_size(relid)), 0)"
-        + " FROM (SELECT relid FROM pg_partition_tree(?::regclass) UNION SELECT ?::regclass) t";
-    try (Connection connection = database.dataSource().getConnection();
-        PreparedStatement query = connection.prepareStatement(sql)) {
-      query.setString(1, table);
-      query.setString(2, table);
-      try (ResultSet rs = query.executeQuery()) {
-        rs.next();
-        return new long[] {rs.getLong(1), rs.getLong(2)};
+      started.await();
+      Thread.sleep(1_000); // warm-up: connections busy, plans cached
+      long from = done.get();
+      long start = System.nanoTime();
+      Thread.sleep(measureSeconds * 1_000L);
+      long count = done.get() - from;
+      double elapsed = (System.nanoTime() - start) / 1e9;
+      stop.set(true);
+      for (Future<?> worker : workers) {
+        worker.get(60, TimeUnit.SECONDS);
       }
+      return count / elapsed;
+    } finally {
+      stop.set(true);
+      pool.shutdown();
     }
   }
 
-  private long deadTuples(String table) throws SQLException {
-    String sql = "SELECT coalesce(sum(n_dead_tup), 0) FROM pg_stat_user_tables s JOIN (SELECT relid FROM"
-        + " pg_partition_tree(?::regclass) UNION SELECT ?::regclass) t ON t.relid = s.relid";
-    try (Connection connection = database.dataSource().getConnection();
-        PreparedStatement query = connection.prepareStatement(sql)) {
-      query.setString(1, table);
-      query.setString(2, table);
-      try (ResultSet rs = query.executeQuery()) {
-        rs.next();
-        return rs.getLong(1);
-      }
-    }
+  private static double median(double[] values) {
+    double[] sorted = values.clone();
+    Arrays.sort(sorted);
+    int middle = sorted.length / 2;
+    return sorted.length % 2 == 1 ? sorted[middle] : (sorted[middle - 1] + sorted[middle]) / 2;
   }
 
-  private void execute(String sql) throws SQLException {
-    try (Connection connection = database.dataSource().getConnection();
-        Statement statement = connection.createStatement()) {
-      statement.execute(sql);
-    }
+  private static void progress(String what) {
+    System.out.printf("[%5d s, load %s] %s%n", (System.nanoTime() - START) / 1_000_000_000L, loadAverage(), what);
   }
 
   private static String loadAverage() {
