@@ -8,6 +8,7 @@ import dev.idem.examples.payments.Payments.Payment;
 import dev.idem.http.HttpReply;
 import dev.idem.http.HttpRequestView;
 import dev.idem.http.IdempotentRequests;
+import dev.idem.http.RejectedRequestException;
 import java.io.IOException;
 import java.nio.charset.StandardCharsets;
 import java.security.MessageDigest;
@@ -15,6 +16,7 @@ import java.security.NoSuchAlgorithmException;
 import java.util.Currency;
 import java.util.HexFormat;
 import java.util.List;
+import java.util.concurrent.atomic.LongAdder;
 import java.util.logging.Level;
 import java.util.logging.Logger;
 import java.util.regex.Matcher;
@@ -33,6 +35,8 @@ public final class PaymentsApi {
   private final Payments payments;
   private final IdempotentRequests requests;
   private final ObjectMapper json = new ObjectMapper();
+  /** Request bodies parsed as payments: the tests tell from it that a retry was answered from the replay cache. */
+  private final LongAdder bodiesParsed = new LongAdder();
 
   /**
    * @param payments the idempotent payments ({@code Payments_Idempotent})
@@ -77,14 +81,19 @@ public final class PaymentsApi {
     if (clientId == null) {
       return unauthenticated();
     }
-    NewPayment newPayment;
-    try {
-      newPayment = newPayment(body);
-    } catch (InvalidPaymentException e) {
-      return requests.problem(400, "invalid-payment", "The payment is invalid", e.getMessage());
-    }
-    return requests.handle(request, clientId, (client, key) -> payments.create(client, key, newPayment),
-        created -> HttpReply.json(201, write(created)).withHeader("Location", "/payments/" + created.id()));
+    // The body form of handle: a retry whose body is byte for byte an earlier replay's is answered from idem-http's
+    // replay cache, without parsing it again; any other body is parsed and validated here first (400, nothing
+    // recorded), then fingerprinted by the runtime.
+    return requests.handle(request, clientId, "POST /payments", body, (client, key, payload) -> {
+      NewPayment newPayment;
+      try {
+        newPayment = newPayment(payload);
+      } catch (InvalidPaymentException e) {
+        throw new RejectedRequestException(
+            requests.problem(400, "invalid-payment", "The payment is invalid", e.getMessage()));
+      }
+      return payments.create(client, key, newPayment);
+    }, created -> HttpReply.json(201, write(created)).withHeader("Location", "/payments/" + created.id()));
   }
 
   private HttpReply find(HttpRequestView request, String id) {
@@ -141,7 +150,13 @@ public final class PaymentsApi {
         .withHeader("Allow", allowed);
   }
 
+  /** @return how many request bodies were parsed as payments */
+  long bodiesParsed() {
+    return bodiesParsed.sum();
+  }
+
   private NewPayment newPayment(byte[] body) {
+    bodiesParsed.increment();
     JsonNode root;
     try {
       root = json.readTree(body);

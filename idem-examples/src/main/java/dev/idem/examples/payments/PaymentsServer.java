@@ -136,8 +136,9 @@ public final class PaymentsServer implements AutoCloseable {
     IdemRuntime runtime = IdemRuntime.builder().dataSource(dataSource).maxKeyLength(255).build();
     runtime.createSchema();
     JdbcPayments.createTable(dataSource);
+    // The replay cache as large as the runtime's result cache (its entries live only as long as the runtime's).
     return new PaymentsApi(new Payments_Idempotent(payments.apply(runtime), runtime),
-        IdempotentRequests.builder().maxKeyLength(128).build());
+        IdempotentRequests.builder().maxKeyLength(128).replayCache(10_000, 4_096).build());
   }
 
   /**
