@@ -235,6 +235,22 @@ abstract class PaymentsApiContractTest extends DatabaseContract {
     assertEquals(1, paymentRows(token));
   }
 
+  /** Two Idempotency-Key field lines reach idem as two values through each server's adapter. */
+  @Test
+  void twoKeyFieldLinesAre400MultipleValues() throws Exception {
+    java.net.http.HttpRequest request = java.net.http.HttpRequest.newBuilder(
+            java.net.URI.create("http://localhost:" + server.port() + "/payments"))
+        .header("Authorization", "Bearer " + token()).header("Idempotency-Key", quoted(key()))
+        .header("Idempotency-Key", quoted(key())).header("Content-Type", "application/json")
+        .POST(java.net.http.HttpRequest.BodyPublishers.ofString(ApiClient.body(100, "EUR"))).build();
+    HttpResponse<String> response = java.net.http.HttpClient.newHttpClient()
+        .send(request, HttpResponse.BodyHandlers.ofString());
+
+    assertEquals(400, response.statusCode(), response.body());
+    assertProblem(response, "idempotency-key-invalid");
+    assertTrue(response.body().contains("\"rule\":\"MULTIPLE_VALUES\""), response.body());
+  }
+
   @Test
   void theSameKeyWithAnotherBodyIs422AndWritesNothing() {
     String token = token();
