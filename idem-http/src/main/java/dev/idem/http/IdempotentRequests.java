@@ -137,7 +137,7 @@ public final class IdempotentRequests {
    * @param clientId the client the application authenticated; keys are scoped per client
    * @param operation names the operation (e.g. {@code POST /payments}): one per command, so that two operations'
    *     replays never answer each other
-   * @param body the request body as received; not changed, copied when cached
+   * @param body the request body as received; not changed
    * @param command parses and validates {@code body} (throwing {@link RejectedRequestException} to refuse it), then
    *     calls the generated idempotent method with {@code clientId} and the key as its key parts; its payload must
    *     come from {@code body} alone (not from other header fields or the query), since a retry with the same body
@@ -173,9 +173,11 @@ public final class IdempotentRequests {
         return cached.reply;
       }
     }
+    // Copied before the command sees the body: what gets cached is the body as received, whatever the command does.
+    byte[] received = cacheKey == null ? null : body.clone();
     try {
       return run(clientId, key, (client, idempotencyKey) -> command.run(client, idempotencyKey, body), render,
-          cacheKey, cached, body);
+          cacheKey, cached, received);
     } catch (RejectedRequestException e) {
       return e.reply();
     }

@@ -106,13 +106,13 @@ final class ReplayCache {
    * Keeps a verified replay, unless it is larger than one entry may be; then any older entry of the key goes, so
    * that the key is answered by the runtime from then on.
    */
-  void put(Key key, byte[] requestBody, HttpReply reply, ReplayValidity validity) {
+  void put(Key key, byte[] requestBody, HttpReply reply, ReplayValidity validity) { // requestBody: kept, not copied
     long bytes = (long) requestBody.length + reply.bodyLength() + reply.headerChars();
     if (bytes > maxEntryBytes) {
       remove(key, null);
       return;
     }
-    Entry entry = new Entry(requestBody.clone(), reply, validity);
+    Entry entry = new Entry(requestBody, reply, validity); // the caller's copy, made before the command ran
     Segment segment = segmentOf(key);
     synchronized (segment) {
       segment.put(key, entry);

@@ -173,6 +173,20 @@ class ReplayCacheTest {
   }
 
   @Test
+  void theBodyAsReceivedIsKeptEvenIfTheCommandChangesItsArray() {
+    IdempotentRequests requests = requests(100, 4096);
+    byte[] received = BODY.clone();
+    requests.handle(withKey("k-4"), "client-a", "POST /payments", received, (client, key, body) -> {
+      commandCalls.incrementAndGet();
+      java.util.Arrays.fill(body, (byte) ' '); // a careless parser reusing the array
+      return IdempotentResult.of("p-4", true, NOW, EXPIRES, validity);
+    }, ReplayCacheTest::render);
+
+    post(requests, "POST /payments", "client-a", "k-4", BODY);
+    assertEquals(1, commandCalls.get(), "the retry with the bytes as received was answered from the cache");
+  }
+
+  @Test
   void anInvalidKeyIsRefusedBeforeTheCache() {
     IdempotentRequests requests = requests(100, 4096);
     HttpReply reply = requests.handle(name -> List.of(), "client-a", "POST /payments", BODY, this::replaying,

@@ -67,7 +67,8 @@ public final class IdempotentResult<T> {
   }
 
   /**
-   * What the generated class returns for a replay from the runtime's local cache.
+   * A wrapper with every fact and the validity of the replay, as the runtime builds it for generated code; also for
+   * test doubles of a service whose replays should be answered from idem-http's replay cache.
    *
    * @param value the value
    * @param replayed whether the value was replayed
