@@ -235,6 +235,27 @@ abstract class PaymentsApiContractTest extends DatabaseContract {
     assertEquals(1, paymentRows(token));
   }
 
+  /** A replay larger than a replay cache entry may be is answered by the runtime every time, the same response. */
+  @Test
+  void replaysLargerThanACacheEntryAreAnsweredByTheRuntimeEveryTime() throws Exception {
+    PaymentsApi smallCache = PaymentsServer.api(counting, runtime -> new JdbcPayments(runtime, counting),
+        dev.idem.http.IdempotentRequests.builder().maxKeyLength(128).replayCache(100, 64).build());
+    try (PaymentsServer other = PaymentsServer.start(kind(), 0, smallCache)) {
+      ApiClient otherClient = new ApiClient(other.port());
+      String token = token();
+      String key = key();
+      String body = ApiClient.body(1250, "EUR");
+      HttpResponse<String> created = otherClient.post(token, quoted(key), body);
+      for (int i = 0; i < 3; i++) {
+        HttpResponse<String> replay = otherClient.post(token, quoted(key), body);
+        assertEquals(201, replay.statusCode());
+        assertEquals(created.body(), replay.body());
+        assertEquals(List.of("true"), replay.headers().allValues("Idempotent-Replayed"));
+      }
+      assertEquals(4, smallCache.bodiesParsed(), "every retry parsed: nothing came from the replay cache");
+    }
+  }
+
   /** Two Idempotency-Key field lines reach idem as two values through each server's adapter. */
   @Test
   void twoKeyFieldLinesAre400MultipleValues() throws Exception {
