@@ -7,12 +7,14 @@ import dev.idem.runtime.IdempotencyLeaseLostException;
 import dev.idem.runtime.IdempotencyStoreException;
 import dev.idem.runtime.IdempotentResult;
 import dev.idem.runtime.InvalidIdempotencyKeyException;
+import dev.idem.runtime.ReplayValidity;
 import java.nio.charset.StandardCharsets;
 import java.time.Clock;
 import java.time.Duration;
 import java.time.Instant;
 import java.time.LocalDateTime;
 import java.time.ZoneOffset;
+import java.util.Arrays;
 import java.util.Objects;
 import java.util.function.Function;
 import java.util.logging.Level;
@@ -52,16 +54,28 @@ public final class IdempotentRequests {
   /** The media type of error responses (RFC 9457). */
   public static final String PROBLEM_JSON = "application/problem+json";
 
+  /** The replay cache's default number of entries. */
+  public static final int DEFAULT_REPLAY_CACHE_ENTRIES = 4_096;
+  /** The replay cache's default bytes per entry (request body, response body and header fields). */
+  public static final int DEFAULT_REPLAY_CACHE_ENTRY_BYTES = 4_096;
+
   private static final Logger LOG = Logger.getLogger(IdempotentRequests.class.getName());
 
   private final int maxKeyLength;
   private final String problemTypeBase;
   private final Clock clock;
+  private final ReplayCache replays;
 
   private IdempotentRequests(Builder builder) {
     this.maxKeyLength = builder.maxKeyLength;
     this.problemTypeBase = builder.problemTypeBase;
     this.clock = builder.clock;
+    this.replays = new ReplayCache(builder.replayCacheEntries, builder.replayCacheEntryBytes);
+  }
+
+  /** The number of replays kept for retries with the same body (tests). */
+  int cachedReplays() {
+    return replays.size();
   }
 
   /** @return a builder with the defaults */
@@ -107,6 +121,75 @@ public final class IdempotentRequests {
     } catch (InvalidKeyHeaderException e) {
       return invalidKey(e);
     }
+    return run(clientId, key, command, render, null, null, null);
+  }
+
+  /**
+   * Handles a request whose operation requires an {@code Idempotency-Key} and whose payload is its body, as {@link
+   * #handle(HttpRequestView, String, KeyedCommand, Function)} does, with a replay cache in front: a retry whose body
+   * is byte for byte the body of an earlier replay of the same operation, client and key is answered with that
+   * replay's response, without calling {@code command} (no parsing, no fingerprint, no reading the stored result
+   * back), for as long as the runtime still holds that completed record in its local cache, unexpired (see {@link
+   * ReplayValidity}). Any other body runs the command, so a different payload still gets 422.
+   * Bounded by {@link Builder#replayCache}; disabled with 0 entries.
+   *
+   * @param request the request
+   * @param clientId the client the application authenticated; keys are scoped per client
+   * @param operation names the operation (e.g. {@code POST /payments}): one per command, so that two operations'
+   *     replays never answer each other
+   * @param body the request body as received; not changed
+   * @param command parses and validates {@code body} (throwing {@link RejectedRequestException} to refuse it), then
+   *     calls the generated idempotent method with {@code clientId} and the key as its key parts; its payload must
+   *     come from {@code body} alone (not from other header fields or the query), since a retry with the same body
+   *     may be answered without calling it
+   * @param render turns the result into the response; it must depend on the result only (a cached replay's
+   *     response is sent again without calling it)
+   * @param <T> the stored result
+   * @param <X> the command's checked business failure, passed through
+   * @return the response to send
+   * @throws X if the command throws it
+   */
+  public <T, X extends Exception> HttpReply handle(HttpRequestView request, String clientId, String operation,
+      byte[] body, BodyCommand<T, X> command, Function<? super T, HttpReply> render) throws X {
+    Objects.requireNonNull(operation, "operation");
+    Objects.requireNonNull(body, "body");
+    Objects.requireNonNull(command, "command");
+    Objects.requireNonNull(render, "render");
+    checkClientId(clientId);
+    String key;
+    try {
+      key = key(request);
+    } catch (InvalidKeyHeaderException e) {
+      return invalidKey(e);
+    }
+    ReplayCache.Key cacheKey = null;
+    ReplayCache.Entry cached = null;
+    if (replays.isEnabled()) {
+      cacheKey = new ReplayCache.Key(operation, clientId, key);
+      cached = replays.get(cacheKey);
+      // Equal bytes parse to the same payload, so its fingerprint is the verified one; replayAgain() then asks the
+      // runtime whether that record is still the one it would replay.
+      if (cached != null && Arrays.equals(cached.requestBody, body) && cached.validity.replayAgain()) {
+        return cached.reply;
+      }
+    }
+    // Copied before the command sees the body: what gets cached is the body as received, whatever the command does.
+    byte[] received = cacheKey == null ? null : body.clone();
+    try {
+      return run(clientId, key, (client, idempotencyKey) -> command.run(client, idempotencyKey, body), render,
+          cacheKey, cached, received);
+    } catch (RejectedRequestException e) {
+      return e.reply();
+    }
+  }
+
+  /**
+   * Runs the command and maps its outcome; with a {@code cacheKey}, keeps a replay served from the runtime's cache
+   * for the next retry with the same body, and drops the key's older entry when the key was not replayed from it.
+   */
+  private <T, X extends Exception> HttpReply run(String clientId, String key, KeyedCommand<T, X> command,
+      Function<? super T, HttpReply> render, ReplayCache.Key cacheKey, ReplayCache.Entry cached, byte[] body)
+      throws X {
     IdempotentResult<T> result;
     try {
       result = command.run(clientId, key);
@@ -141,7 +224,21 @@ public final class IdempotentRequests {
     }
     HttpReply reply = render.apply(result.value())
         .withHeader(EXPIRES_HEADER, httpDate(result.expiresAt()));
-    return result.replayed() ? reply.withHeader(REPLAYED_HEADER, "true") : reply;
+    if (!result.replayed()) {
+      if (cached != null) {
+        replays.remove(cacheKey, cached); // the key ran anew: its old replay is void
+      }
+      return reply;
+    }
+    reply = reply.withHeader(REPLAYED_HEADER, "true");
+    if (cacheKey != null) {
+      if (result.replayValidity() != ReplayValidity.NEVER) {
+        replays.put(cacheKey, body, reply, result.replayValidity()); // this body is now the verified one
+      } else if (cached != null) {
+        replays.remove(cacheKey, cached);
+      }
+    }
+    return reply;
   }
 
   /**
@@ -224,8 +321,34 @@ public final class IdempotentRequests {
     private int maxKeyLength = 128;
     private String problemTypeBase = "urn:idem:problem:";
     private Clock clock = Clock.systemUTC();
+    private int replayCacheEntries = DEFAULT_REPLAY_CACHE_ENTRIES;
+    private int replayCacheEntryBytes = DEFAULT_REPLAY_CACHE_ENTRY_BYTES;
 
     private Builder() {}
+
+    /**
+     * Bounds the replay cache of {@link IdempotentRequests#handle(HttpRequestView, String, String, byte[],
+     * BodyCommand, Function)}: at most {@code maxEntries} replays (least recently used go first), each holding at
+     * most {@code maxEntryBytes} of request body, response body and header fields (a larger replay is answered by
+     * the runtime every time). Defaults {@value IdempotentRequests#DEFAULT_REPLAY_CACHE_ENTRIES} and {@value
+     * IdempotentRequests#DEFAULT_REPLAY_CACHE_ENTRY_BYTES}. An entry is used only while the runtime's result cache
+     * still holds its record, so a cache larger than the runtime's ({@code resultCacheSize}) gains nothing.
+     *
+     * @param maxEntries 0 (disabled) or more
+     * @param maxEntryBytes 1 or more
+     * @return this builder
+     */
+    public Builder replayCache(int maxEntries, int maxEntryBytes) {
+      if (maxEntries < 0) {
+        throw new IllegalArgumentException("maxEntries must be 0 or more, got " + maxEntries);
+      }
+      if (maxEntryBytes < 1) {
+        throw new IllegalArgumentException("maxEntryBytes must be positive, got " + maxEntryBytes);
+      }
+      this.replayCacheEntries = maxEntries;
+      this.replayCacheEntryBytes = maxEntryBytes;
+      return this;
+    }
 
     /**
      * The longest key accepted. Default 128. The runtime checks the composed key (client id, '|' and the header's

@@ -28,12 +28,15 @@ public final class IdempotentResult<T> {
   private final boolean replayed;
   private final Instant firstExecutedAt;
   private final Instant expiresAt;
+  private final ReplayValidity validity;
 
-  private IdempotentResult(T value, boolean replayed, Instant firstExecutedAt, Instant expiresAt) {
+  private IdempotentResult(T value, boolean replayed, Instant firstExecutedAt, Instant expiresAt,
+                           ReplayValidity validity) {
     this.value = value;
     this.replayed = replayed;
     this.firstExecutedAt = firstExecutedAt;
     this.expiresAt = expiresAt;
+    this.validity = validity;
   }
 
   /**
@@ -45,7 +48,7 @@ public final class IdempotentResult<T> {
    * @return a wrapper without facts
    */
   public static <T> IdempotentResult<T> of(T value) {
-    return new IdempotentResult<>(value, false, null, null);
+    return new IdempotentResult<>(value, false, null, null, ReplayValidity.NEVER);
   }
 
   /**
@@ -60,7 +63,26 @@ public final class IdempotentResult<T> {
    */
   public static <T> IdempotentResult<T> of(T value, boolean replayed, Instant firstExecutedAt, Instant expiresAt) {
     return new IdempotentResult<>(value, replayed, Objects.requireNonNull(firstExecutedAt, "firstExecutedAt"),
-        Objects.requireNonNull(expiresAt, "expiresAt"));
+        Objects.requireNonNull(expiresAt, "expiresAt"), ReplayValidity.NEVER);
+  }
+
+  /**
+   * A wrapper with every fact and the validity of the replay, as the runtime builds it for generated code; also for
+   * test doubles of a service whose replays should be answered from idem-http's replay cache.
+   *
+   * @param value the value
+   * @param replayed whether the value was replayed
+   * @param firstExecutedAt when the key's first call claimed it
+   * @param expiresAt when the record expires
+   * @param validity whether the record is still the one the runtime would replay ({@link ReplayValidity#NEVER}
+   *     for none)
+   * @param <T> the value's type
+   * @return the result
+   */
+  public static <T> IdempotentResult<T> of(T value, boolean replayed, Instant firstExecutedAt, Instant expiresAt,
+                                           ReplayValidity validity) {
+    return new IdempotentResult<>(value, replayed, Objects.requireNonNull(firstExecutedAt, "firstExecutedAt"),
+        Objects.requireNonNull(expiresAt, "expiresAt"), Objects.requireNonNull(validity, "validity"));
   }
 
   /** @return the command's result: the delegate's value on the first call, the stored one on a replay */
@@ -93,6 +115,15 @@ public final class IdempotentResult<T> {
   public Instant expiresAt() {
     requireFacts();
     return expiresAt;
+  }
+
+  /**
+   * @return whether the record this replay came from is still the one the runtime would replay (see {@link
+   *     ReplayValidity}); {@link ReplayValidity#NEVER} for first executions and for replays not served from the
+   *     runtime's local cache. Not part of {@link #equals}
+   */
+  public ReplayValidity replayValidity() {
+    return validity;
   }
 
   private void requireFacts() {

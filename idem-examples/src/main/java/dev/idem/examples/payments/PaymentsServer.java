@@ -132,12 +132,26 @@ public final class PaymentsServer implements AutoCloseable {
    */
   public static PaymentsApi api(javax.sql.DataSource dataSource,
                                 java.util.function.Function<IdemRuntime, Payments> payments) {
+    // The replay cache as large as the runtime's result cache (its entries live only as long as the runtime's).
+    return api(dataSource, payments, IdempotentRequests.builder().maxKeyLength(128).replayCache(10_000, 4_096).build());
+  }
+
+  /**
+   * Wires the API on a database with the given Idempotency-Key handling.
+   *
+   * @param dataSource the database
+   * @param payments the business code, given the runtime
+   * @param requests the Idempotency-Key handling (its key length at most 128, see below)
+   * @return the API
+   */
+  public static PaymentsApi api(javax.sql.DataSource dataSource,
+                                java.util.function.Function<IdemRuntime, Payments> payments,
+                                IdempotentRequests requests) {
     // Keys are the client id, '|' and the header's key (at most 128): room for both.
     IdemRuntime runtime = IdemRuntime.builder().dataSource(dataSource).maxKeyLength(255).build();
     runtime.createSchema();
     JdbcPayments.createTable(dataSource);
-    return new PaymentsApi(new Payments_Idempotent(payments.apply(runtime), runtime),
-        IdempotentRequests.builder().maxKeyLength(128).build());
+    return new PaymentsApi(new Payments_Idempotent(payments.apply(runtime), runtime), requests);
   }
 
   /**

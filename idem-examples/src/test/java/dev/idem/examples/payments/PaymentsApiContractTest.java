@@ -35,6 +35,7 @@ import org.junit.jupiter.api.Timeout;
 abstract class PaymentsApiContractTest extends DatabaseContract {
 
   private PaymentsServer server;
+  private PaymentsApi api;
   private ScriptedPayments payments;
   private ApiClient client;
 
@@ -45,7 +46,7 @@ abstract class PaymentsApiContractTest extends DatabaseContract {
   protected void prepare() {
     try {
       // Through the counting data source, so that a test can tell which requests reached the database.
-      PaymentsApi api = PaymentsServer.api(counting,
+      api = PaymentsServer.api(counting,
           runtime -> payments = new ScriptedPayments(new JdbcPayments(runtime, counting)));
       server = PaymentsServer.start(kind(), 0, api);
     } catch (Exception e) {
@@ -195,6 +196,80 @@ abstract class PaymentsApiContractTest extends DatabaseContract {
 
     assertEquals(0, counting.counts().minus(before).connections(), "no connection for a cached outcome");
     assertEquals(executions, payments.executions.get(), "nothing ran again");
+  }
+
+  /**
+   * idem-http's replay cache on this server: once a replay verified a body, retries with the same bytes are answered
+   * without parsing them (nor fingerprinting, nor reading the stored result back), with the same response; another
+   * payload under the key is still refused, and the same payload written otherwise is checked and replayed.
+   */
+  @Test
+  void retriesWithTheVerifiedBytesAreAnsweredWithoutParsingAndAnotherPayloadIsStillRefused() {
+    String token = token();
+    String key = key();
+    String body = ApiClient.body(1250, "EUR");
+    HttpResponse<String> created = client.post(token, quoted(key), body);
+    HttpResponse<String> verified = client.post(token, quoted(key), body);
+    long parsed = api.bodiesParsed();
+    counting.reset();
+
+    for (int i = 0; i < 3; i++) {
+      HttpResponse<String> replay = client.post(token, quoted(key), body);
+      assertEquals(201, replay.statusCode());
+      assertEquals(created.body(), replay.body());
+      for (String header : List.of("Content-Type", "Content-Length", "Location", "Idempotency-Key-Expires",
+          "Idempotent-Replayed")) {
+        assertEquals(verified.headers().allValues(header), replay.headers().allValues(header), header);
+      }
+    }
+    assertEquals(parsed, api.bodiesParsed(), "answered from the replay cache, the bodies unparsed");
+    assertEquals(0, counting.connectionsObtained());
+
+    HttpResponse<String> reused = client.post(token, quoted(key), ApiClient.body(1251, "EUR"));
+    assertEquals(422, reused.statusCode());
+    assertProblem(reused, "idempotency-key-reused");
+    HttpResponse<String> reformatted = client.post(token, quoted(key), "{\"currency\":\"EUR\",\"amountCents\":1250}");
+    assertEquals(201, reformatted.statusCode(), "the same payload in other bytes: parsed, fingerprinted, replayed");
+    assertEquals(created.body(), reformatted.body());
+    assertEquals(parsed + 2, api.bodiesParsed());
+    assertEquals(1, paymentRows(token));
+  }
+
+  /** A replay larger than a replay cache entry may be is answered by the runtime every time, the same response. */
+  @Test
+  void replaysLargerThanACacheEntryAreAnsweredByTheRuntimeEveryTime() throws Exception {
+    PaymentsApi smallCache = PaymentsServer.api(counting, runtime -> new JdbcPayments(runtime, counting),
+        dev.idem.http.IdempotentRequests.builder().maxKeyLength(128).replayCache(100, 64).build());
+    try (PaymentsServer other = PaymentsServer.start(kind(), 0, smallCache)) {
+      ApiClient otherClient = new ApiClient(other.port());
+      String token = token();
+      String key = key();
+      String body = ApiClient.body(1250, "EUR");
+      HttpResponse<String> created = otherClient.post(token, quoted(key), body);
+      for (int i = 0; i < 3; i++) {
+        HttpResponse<String> replay = otherClient.post(token, quoted(key), body);
+        assertEquals(201, replay.statusCode());
+        assertEquals(created.body(), replay.body());
+        assertEquals(List.of("true"), replay.headers().allValues("Idempotent-Replayed"));
+      }
+      assertEquals(4, smallCache.bodiesParsed(), "every retry parsed: nothing came from the replay cache");
+    }
+  }
+
+  /** Two Idempotency-Key field lines reach idem as two values through each server's adapter. */
+  @Test
+  void twoKeyFieldLinesAre400MultipleValues() throws Exception {
+    java.net.http.HttpRequest request = java.net.http.HttpRequest.newBuilder(
+            java.net.URI.create("http://localhost:" + server.port() + "/payments"))
+        .header("Authorization", "Bearer " + token()).header("Idempotency-Key", quoted(key()))
+        .header("Idempotency-Key", quoted(key())).header("Content-Type", "application/json")
+        .POST(java.net.http.HttpRequest.BodyPublishers.ofString(ApiClient.body(100, "EUR"))).build();
+    HttpResponse<String> response = java.net.http.HttpClient.newHttpClient()
+        .send(request, HttpResponse.BodyHandlers.ofString());
+
+    assertEquals(400, response.statusCode(), response.body());
+    assertProblem(response, "idempotency-key-invalid");
+    assertTrue(response.body().contains("\"rule\":\"MULTIPLE_VALUES\""), response.body());
   }
 
   @Test

@@ -5,7 +5,7 @@ import dev.idem.http.HttpRequestView;
 import jakarta.servlet.http.HttpServletRequest;
 import jakarta.servlet.http.HttpServletResponse;
 import java.io.IOException;
-import java.util.Collections;
+import java.util.ArrayList;
 import java.util.Enumeration;
 import java.util.List;
 
@@ -29,7 +29,20 @@ public final class ServletHttp {
   public static HttpRequestView request(HttpServletRequest request) {
     return name -> {
       Enumeration<String> values = request.getHeaders(name); // containers match names case-insensitively
-      return values == null ? List.of() : Collections.list(values);
+      if (values == null || !values.hasMoreElements()) {
+        return List.of();
+      }
+      // Almost every field has one line: no ArrayList for it (Collections.list's), on every request.
+      String first = values.nextElement();
+      if (!values.hasMoreElements()) {
+        return List.of(first);
+      }
+      List<String> all = new ArrayList<>();
+      all.add(first);
+      while (values.hasMoreElements()) {
+        all.add(values.nextElement());
+      }
+      return all;
     };
   }
 

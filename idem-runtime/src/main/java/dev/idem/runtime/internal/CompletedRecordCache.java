@@ -105,6 +105,29 @@ final class CompletedRecordCache {
     }
   }
 
+  /**
+   * Whether the key still maps to this very record (the same instance), unexpired at {@code now}: what a
+   * {@link dev.idem.runtime.ReplayValidity} of a cached replay asks. An expired record is dropped, as in {@link #get}.
+   */
+  boolean stillHolds(String scope, String key, CompletedRecord record, long now) {
+    if (segments == null) {
+      return false;
+    }
+    Key cacheKey = new Key(scope, key);
+    Segment segment = segmentOf(cacheKey);
+    synchronized (segment) {
+      CompletedRecord held = segment.get(cacheKey);
+      if (held == null) {
+        return false;
+      }
+      if (held.isExpiredAt(now)) {
+        segment.remove(cacheKey);
+        return false;
+      }
+      return held == record;
+    }
+  }
+
   /** Call only once the record is committed. */
   void put(String scope, String key, CompletedRecord record) {
     if (frontTier != null) {

@@ -17,6 +17,7 @@ import dev.idem.runtime.IdemRuntime;
 import dev.idem.runtime.RecordLayout;
 import dev.idem.runtime.RecordPartition;
 import dev.idem.runtime.RecordStore;
+import dev.idem.runtime.ReplayValidity;
 import dev.idem.runtime.IdempotencyException;
 import dev.idem.runtime.IdempotencyKeyReusedException;
 import dev.idem.runtime.IdempotencyListener;
@@ -314,7 +315,7 @@ public final class IdemEngine {
       return wrapper.value();
     });
     return IdempotentResult.of(outcome.value(), outcome.replayed(), Instant.ofEpochMilli(outcome.createdAt()),
-        Instant.ofEpochMilli(outcome.expiresAt()));
+        Instant.ofEpochMilli(outcome.expiresAt()), outcome.validity());
   }
 
   private <T> Outcome<T> run(CommandSpec<T> spec, Object[] keyParts, Object[] payload, CommandBody<T> body) {
@@ -356,7 +357,7 @@ public final class IdemEngine {
     }
     CompletedRecord cached = cache.get(spec.scope(), key, clock.millis());
     if (cached != null) {
-      return replayCached(spec, key, fingerprint, cached);
+      return replayCached(spec, key, fingerprint, cached, true);
     }
     if (frontTier.isEnabled()) {
       return askFrontTier(spec, key, fingerprint, body);
@@ -413,7 +414,7 @@ public final class IdemEngine {
             return execute(spec, key, fingerprint, body);
           }
           listener.frontTierHit(scope, key);
-          return replayCached(spec, key, fingerprint, record);
+          return replayCached(spec, key, fingerprint, record, false);
         }
         case MARKED -> {
           listener.frontTierMiss(scope, key);
@@ -461,8 +462,9 @@ public final class IdemEngine {
   }
 
   /** A cache hit: no database access, but the same fingerprint rule as a replay from the table. */
+  /** @param local whether {@code cached} is the local cache's instance, which a {@link CachedReplay} can check */
   private <T> Outcome<T> replayCached(CommandSpec<T> spec, String key, String fingerprint,
-                                      CompletedRecord cached) {
+                                      CompletedRecord cached, boolean local) {
     if (!cached.fingerprint().equals(fingerprint)) {
       listener.keyReused(spec.scope(), key);
       throw new IdempotencyKeyReusedException(spec.scope(), key);
@@ -470,7 +472,35 @@ public final class IdemEngine {
     listener.replayed(spec.scope(), key);
     @SuppressWarnings("unchecked")
     T result = (T) results.replay(spec, key, cached);
-    return Outcome.replayOf(result, cached);
+    return local ? Outcome.replayOf(result, cached, new CachedReplay(spec.scope(), key, cached))
+        : Outcome.replayOf(result, cached);
+  }
+
+  /**
+   * The validity of a replay served from the local cache: current while the cache still holds that very record,
+   * unexpired on the engine's clock, which is exactly when the next call with the same key and payload would be
+   * answered from it. Replays of a record the front tier answered with carry none (the next call asks the front tier
+   * again), nor do replays read from the database (the next one comes from the cache and carries a validity).
+   */
+  private final class CachedReplay implements ReplayValidity {
+    private final String scope;
+    private final String key;
+    private final CompletedRecord record;
+
+    CachedReplay(String scope, String key, CompletedRecord record) {
+      this.scope = scope;
+      this.key = key;
+      this.record = record;
+    }
+
+    @Override
+    public boolean replayAgain() {
+      if (!cache.stillHolds(scope, key, record, clock.millis())) {
+        return false;
+      }
+      listener.replayed(scope, key);
+      return true;
+    }
   }
 
   /**

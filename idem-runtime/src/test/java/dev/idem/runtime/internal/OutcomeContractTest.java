@@ -205,4 +205,78 @@ abstract class OutcomeContractTest extends DatabaseContract {
       throw new IllegalStateException(e);
     }
   }
+
+  @ParameterizedTest
+  @EnumSource(Mode.class)
+  void aCachedReplaysValidityHoldsUntilTheRecordExpires(Mode mode) {
+    AtomicInteger calls = new AtomicInteger();
+    IdempotentResult<Receipt> first = pay(spec(mode), "r-v1", 500, calls);
+    assertFalse(first.replayValidity().replayAgain(), "a first execution carries no replay validity");
+    IdempotentResult<Receipt> replay = pay(spec(mode), "r-v1", 500, calls);
+
+    assertTrue(replay.replayValidity().replayAgain(), "the cache still holds the record");
+    clock.set(START.plus(RETENTION).minusMillis(1));
+    assertTrue(replay.replayValidity().replayAgain(), "one millisecond before the expiry");
+    clock.set(START.plus(RETENTION));
+    assertFalse(replay.replayValidity().replayAgain(), "expired exactly when the cache drops the record");
+    clock.set(START);
+    assertFalse(replay.replayValidity().replayAgain(), "the cache dropped it: over for good");
+    assertEquals(1, calls.get());
+  }
+
+  @ParameterizedTest
+  @EnumSource(Mode.class)
+  void replayingAgainCountsAsAReplayForTheListeners(Mode mode) {
+    AtomicInteger replays = new AtomicInteger();
+    IdemRuntime listened = IdemRuntime.builder().dataSource(counting).clock(clock).databaseTime(false)
+        .listener(new dev.idem.runtime.IdempotencyListener() {
+          @Override
+          public void replayed(String scope, String key) {
+            replays.incrementAndGet();
+          }
+        }).build();
+    CommandSpec<Receipt> spec = spec(mode);
+    IdemEngine engine = IdemEngine.of(listened);
+    IdempotentResult<Receipt> replay = null;
+    for (int i = 0; i < 2; i++) {
+      replay = engine.executeWithOutcome(spec, new Object[] {"r-v5"}, new Object[] {500L},
+          () -> IdempotentResult.of(new Receipt("p-r-v5", 500)));
+    }
+    assertEquals(1, replays.get());
+
+    assertTrue(replay.replayValidity().replayAgain());
+    assertEquals(2, replays.get(), "a replay answered above the runtime is still a replay");
+  }
+
+  @ParameterizedTest
+  @EnumSource(Mode.class)
+  void aCachedReplaysValidityEndsWhenTheKeyIsForgottenOrTheCacheCleared(Mode mode) {
+    AtomicInteger calls = new AtomicInteger();
+    pay(spec(mode), "r-v2", 500, calls);
+    IdempotentResult<Receipt> forgotten = pay(spec(mode), "r-v2", 500, calls);
+    pay(spec(mode), "r-v3", 500, calls);
+    IdempotentResult<Receipt> cleared = pay(spec(mode), "r-v3", 500, calls);
+
+    assertTrue(runtime.forget("Outcomes.pay." + mode, "r-v2"));
+    assertFalse(forgotten.replayValidity().replayAgain(), "an operator's forget ends it");
+    assertTrue(cleared.replayValidity().replayAgain());
+    runtime.clearResultCache();
+    assertFalse(cleared.replayValidity().replayAgain(), "a cleared cache ends it");
+  }
+
+  @ParameterizedTest
+  @EnumSource(Mode.class)
+  void aReplayReadFromTheTableCarriesNoValidityAndAnotherRecordEndsTheOld(Mode mode) {
+    AtomicInteger calls = new AtomicInteger();
+    pay(spec(mode), "r-v4", 500, calls);
+    IdempotentResult<Receipt> cached = pay(spec(mode), "r-v4", 500, calls);
+    runtime.clearResultCache();
+
+    IdempotentResult<Receipt> fromTable = pay(spec(mode), "r-v4", 500, calls);
+
+    assertTrue(fromTable.replayed());
+    assertFalse(fromTable.replayValidity().replayAgain(), "not served from the local cache");
+    assertFalse(cached.replayValidity().replayAgain(), "the cache now holds another instance of the record");
+    assertTrue(pay(spec(mode), "r-v4", 500, calls).replayValidity().replayAgain());
+  }
 }
