@@ -1,9 +1,9 @@
 package dev.idem.redis;
 
-import com.fasterxml.jackson.core.JsonProcessingException;
-import com.fasterxml.jackson.databind.JsonNode;
-import com.fasterxml.jackson.databind.ObjectMapper;
-import com.fasterxml.jackson.databind.node.ObjectNode;
+import com.fasterxml.jackson.core.JsonFactory;
+import com.fasterxml.jackson.core.JsonGenerator;
+import com.fasterxml.jackson.core.JsonParser;
+import com.fasterxml.jackson.core.JsonToken;
 import dev.idem.runtime.FrontTier;
 import dev.idem.runtime.IdempotencyListener;
 import io.lettuce.core.LettuceFutures;
@@ -13,6 +13,9 @@ import io.lettuce.core.RedisURI;
 import io.lettuce.core.SetArgs;
 import io.lettuce.core.cluster.api.async.RedisClusterAsyncCommands;
 import io.lettuce.core.cluster.api.sync.RedisClusterCommands;
+import java.io.IOException;
+import java.io.StringWriter;
+import java.io.UncheckedIOException;
 import java.nio.charset.StandardCharsets;
 import java.time.Duration;
 import java.util.ArrayList;
@@ -62,7 +65,7 @@ public final class RedisFrontTier implements FrontTier, AutoCloseable {
 
   private static final String MARK = "F";
   private static final String OUTCOME = "C";
-  private static final ObjectMapper JSON = new ObjectMapper();
+  private static final JsonFactory JSON_FACTORY = new JsonFactory();
 
   private final RedisClusterCommands<String, String> redis;
   private final RedisClusterAsyncCommands<String, String> pipelined;
@@ -374,37 +377,92 @@ public final class RedisFrontTier implements FrontTier, AutoCloseable {
     }
   }
 
+  /**
+   * The stored form of an outcome: {@code C} and a JSON object {@code {"f","r","e","s","x","c"}}, in that order.
+   * Written with Jackson's streaming generator rather than a tree, whose {@code toString} builds a serializer provider
+   * per value (measured once warm: 2.3 µs and 1.5 KB a value against 0.8 µs and 1 KB; docs/redis.md). The bytes are
+   * the same as the tree wrote, so values written by either version read back.
+   */
   static String encode(Completed outcome) {
-    ObjectNode node = JSON.createObjectNode();
-    node.put("f", outcome.fingerprint());
-    node.put("r", outcome.result());
-    node.put("e", outcome.errorType());
-    node.put("s", outcome.resultShape());
-    node.put("x", outcome.expiresAt());
-    node.put("c", outcome.createdAt());
-    return OUTCOME + node;
+    StringWriter out = new StringWriter(96 + (outcome.result() == null ? 0 : outcome.result().length()));
+    out.write(OUTCOME);
+    try (JsonGenerator json = JSON_FACTORY.createGenerator(out)) {
+      json.writeStartObject();
+      json.writeStringField("f", outcome.fingerprint());
+      json.writeStringField("r", outcome.result());
+      json.writeStringField("e", outcome.errorType());
+      json.writeStringField("s", outcome.resultShape());
+      json.writeNumberField("x", outcome.expiresAt());
+      json.writeNumberField("c", outcome.createdAt());
+      json.writeEndObject();
+    } catch (IOException e) {
+      throw new UncheckedIOException(e); // a StringWriter does not fail
+    }
+    return out.toString();
   }
 
-  /** The outcome, or null when the value is not one this tier wrote (the database then decides). */
+  /**
+   * The outcome, or null when the value is not one this tier wrote (the database then decides). Read with the
+   * streaming parser, field by field (every replay from the tier decodes one value); fields it does not know are
+   * skipped, a later duplicate wins, as in a tree.
+   */
   static Completed decode(String value) {
     if (!value.startsWith(OUTCOME)) {
       return null;
     }
-    try {
-      JsonNode node = JSON.readTree(value.substring(OUTCOME.length()));
-      if (!node.path("f").isTextual() || !node.path("x").canConvertToLong() || !node.path("c").canConvertToLong()) {
+    String fingerprint = null;
+    String result = null;
+    String errorType = null;
+    String resultShape = null;
+    Long expiresAt = null;
+    Long createdAt = null;
+    try (JsonParser json = JSON_FACTORY.createParser(value.substring(OUTCOME.length()))) {
+      if (json.nextToken() != JsonToken.START_OBJECT) {
         return null;
       }
-      return new Completed(node.get("f").asText(), textOrNull(node, "r"), textOrNull(node, "e"),
-          textOrNull(node, "s"), node.get("x").asLong(), node.get("c").asLong());
-    } catch (JsonProcessingException e) {
+      for (JsonToken token = json.nextToken(); token == JsonToken.FIELD_NAME; token = json.nextToken()) {
+        String field = json.currentName();
+        JsonToken fieldValue = json.nextToken();
+        if (fieldValue == JsonToken.START_OBJECT || fieldValue == JsonToken.START_ARRAY) {
+          if (field.length() == 1 && "frescx".indexOf(field.charAt(0)) >= 0) {
+            return null; // a structure where this tier writes a scalar: not its value
+          }
+          json.skipChildren();
+          continue;
+        }
+        switch (field) {
+          case "f" -> fingerprint = fieldValue == JsonToken.VALUE_STRING ? json.getText() : null;
+          case "r" -> result = textOrNull(json, fieldValue);
+          case "e" -> errorType = textOrNull(json, fieldValue);
+          case "s" -> resultShape = textOrNull(json, fieldValue);
+          case "x" -> expiresAt = longOrNull(json, fieldValue);
+          case "c" -> createdAt = longOrNull(json, fieldValue);
+          default -> { } // not a field this tier writes
+        }
+      }
+    } catch (IOException e) {
+      return null; // not JSON: not a value this tier wrote
+    }
+    if (fingerprint == null || expiresAt == null || createdAt == null) {
       return null;
     }
+    return new Completed(fingerprint, result, errorType, resultShape, expiresAt, createdAt);
   }
 
-  private static String textOrNull(JsonNode node, String field) {
-    JsonNode value = node.get(field);
-    return value == null || value.isNull() ? null : value.asText();
+  private static String textOrNull(JsonParser json, JsonToken value) throws IOException {
+    return value == JsonToken.VALUE_NULL ? null : json.getText();
+  }
+
+  /** A number that fits a long (a fraction is cut, as the tree's {@code asLong} did); null for anything else. */
+  private static Long longOrNull(JsonParser json, JsonToken value) throws IOException {
+    if (value == JsonToken.VALUE_NUMBER_INT) {
+      return json.getNumberType() == JsonParser.NumberType.BIG_INTEGER ? null : json.getLongValue();
+    }
+    if (value == JsonToken.VALUE_NUMBER_FLOAT) {
+      double number = json.getDoubleValue();
+      return number >= Long.MIN_VALUE && number <= Long.MAX_VALUE ? (long) number : null;
+    }
+    return null;
   }
 
   /** Settings of a {@link RedisFrontTier}; {@code connect…} builds it. */
