@@ -81,6 +81,9 @@ class PostgresPartitionsCliTest {
     assertTrue(dropped.out().contains("\"droppedRecords\" : 1") || dropped.out().contains("\"droppedRecords\":1"),
         dropped.toString());
     assertTrue(!dropped.out().contains(past), dropped.toString());
+    Cli.Run nothingLeft = run("partitions", "--drop");
+    assertTrue(nothingLeft.out().contains("the past days holding about 0 records (the database's estimate)"),
+        nothingLeft.toString());
   }
 
   private void awaitLiveTuples(String partition, long rows) throws Exception {

@@ -517,8 +517,9 @@ final class PartitionMaintenance {
    * <ul>
    *   <li>PostgreSQL: the larger of {@code pg_stat_user_tables.n_live_tup} (kept by every insert and delete, reported
    *       by a session within seconds of its writes, back at 0 after a crash or a statistics reset) and
-   *       {@code pg_class.reltuples} (the last VACUUM's or ANALYZE's estimate, -1 before the first); each can only be
-   *       too low when stale, and records are seldom deleted from a day.
+   *       {@code pg_class.reltuples} (the last VACUUM's or ANALYZE's estimate, -1 before the first): each errs low
+   *       when stale, and records are seldom deleted from a day ({@code n_live_tup} can also run a little high, when an
+   *       ANALYZE counted rows whose sessions had not reported them yet).
    *   <li>MariaDB: {@code information_schema.PARTITIONS.TABLE_ROWS}, InnoDB's row count of the partition, kept in
    *       memory by inserts and deletes and replaced by a sampled estimate when InnoDB recalculates its statistics.
    * </ul>
@@ -546,7 +547,7 @@ final class PartitionMaintenance {
   /**
    * Drops, or moves to the archive schema, a detached day.
    *
-   * @param records the day's records as the statistics estimated them before the detach
+   * @param records the day's records, as the statistics estimated them (the outbox: as its check counted them)
    * @return {@code records}
    */
   private long remove(Connection connection, String partition, long records) throws SQLException {
