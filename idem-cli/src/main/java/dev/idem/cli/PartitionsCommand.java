@@ -74,8 +74,9 @@ final class PartitionsCommand extends OperatorCommand {
             + (created.isEmpty() ? "." : ": " + String.join(", ", created)));
       }
       if (drop) {
-        out().println((archiveTo == null ? "Dropped" : "Archived to " + archiveTo) + " the past days holding "
-            + removed + " record" + (removed == 1 ? "" : "s") + ".");
+        // The database's estimate from its statistics: idem never reads a day it removes to count it.
+        out().println((archiveTo == null ? "Dropped" : "Archived to " + archiveTo) + " the past days holding about "
+            + removed + " record" + (removed == 1 ? "" : "s") + " (the database's estimate).");
       }
       List<List<?>> rows = new ArrayList<>();
       for (RecordPartition partition : partitions) {

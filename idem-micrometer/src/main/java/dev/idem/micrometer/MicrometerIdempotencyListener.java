@@ -34,7 +34,8 @@ import java.util.concurrent.atomic.AtomicInteger;
  *       event one of {@code created} (ahead of time), {@code dropped}, {@code archived} and {@code failed} (a
  *       maintenance run failed; alert on it: without it, claims fail once the premade days run out).
  *   <li>{@value #PARTITION_RECORDS}{@code {table, event}}: the records the dropped ({@code dropped}) or archived
- *       ({@code archived}) days held.
+ *       ({@code archived}) days held, as the database's statistics estimate them (PostgreSQL's {@code n_live_tup} /
+ *       {@code reltuples}, MariaDB's {@code TABLE_ROWS}): idem does not read a day it removes to count it.
  *   <li>With a front tier ({@code IdemRuntime.Builder.frontTier}, e.g. idem-redis's, given this listener too), from
  *       its first event on: {@value #FRONT_TIER_LOOKUPS}{@code {scope, result}} with result {@code hit} (replayed
  *       from the tier), {@code miss} (the database decided) or {@code fallback} (the tier could not answer);
@@ -71,7 +72,7 @@ public final class MicrometerIdempotencyListener implements IdempotencyListener 
 
   /** The partition maintenance counters' name. */
   public static final String PARTITIONS = "idem.partitions";
-  /** The counters of records removed with their day partitions. */
+  /** The counters of records removed with their day partitions (estimated from the database's statistics). */
   public static final String PARTITION_RECORDS = "idem.partition.records";
   /** The front tier's lookups, by scope and result. */
   public static final String FRONT_TIER_LOOKUPS = "idem.front_tier.lookups";

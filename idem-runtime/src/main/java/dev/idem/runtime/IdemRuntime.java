@@ -306,8 +306,12 @@ public final class IdemRuntime implements AutoCloseable {
    * {@link Builder#keepAfterDedupWindow}), in batches of at most {@code batchSize} rows, each in
    * its own short transaction on its own connection, until a batch deletes fewer rows.
    *
+   * <p>With {@link RecordLayout#DAY_PARTITIONS} it deletes no rows: it drops (or archives) the past days whose
+   * records are all past their archive horizon and returns the records those days held as the database's statistics
+   * estimate them (see {@link IdempotencyListener#partitionDropped}); the day is never read to count them.
+   *
    * @param batchSize the most rows one statement deletes; keeps locks and undo small
-   * @return the number of deleted records
+   * @return the number of deleted records (day partitions: the estimated records of the days removed)
    * @throws IdempotencyStoreException if a batch fails (batches deleted before stay deleted)
    * @throws IllegalStateException inside {@link #inTransaction} or a command's body: it needs a connection of its
    *     own, which a pool the thread's own work holds may never give (a pool of one would wait for itself)

@@ -200,7 +200,9 @@ public interface IdempotencyListener {
    *
    * @param tableName the records' table
    * @param partition the partition's table name
-   * @param records how many records it held
+   * @param records about how many records it held: the database's estimate from its statistics (PostgreSQL: the
+   *     larger of {@code pg_stat_user_tables.n_live_tup} and {@code pg_class.reltuples}; MariaDB: InnoDB's
+   *     {@code information_schema.PARTITIONS.TABLE_ROWS}), read instead of counting, which would read the whole day
    */
   default void partitionDropped(String tableName, String partition, long records) {}
 
@@ -210,7 +212,8 @@ public interface IdempotencyListener {
    *
    * @param tableName the records' table
    * @param partition the partition's table name, now in the archive schema
-   * @param records how many records it held
+   * @param records about how many records it held, estimated from the database's statistics as for
+   *     {@link #partitionDropped}
    */
   default void partitionArchived(String tableName, String partition, long records) {}
 

@@ -138,25 +138,36 @@ final class MariaDbRecordTables extends RecordTables {
   void insert(Connection connection, String table, RecordLayout layout, RecordFill fill, long first, long last)
       throws SQLException {
     boolean days = layout == RecordLayout.DAY_PARTITIONS;
-    String sql = "INSERT INTO " + table + " " + RecordFill.columns(layout) + " SELECT '" + RecordFill.SCOPE + "',"
+    // Spread keys ascend by (j, day): record n sits at position j * 15 + d; time keys (UUIDv7s of c) by n itself.
+    String key = fill.timeKeys()
+        ? "CONCAT(LPAD(LOWER(HEX(c)), 12, '0'), '7', SUBSTR(MD5(n), 1, 3), '8', SUBSTR(MD5(n), 4, 15))"
+        : "CONCAT(LPAD(LOWER(HEX(j * ?)), 15, '0'), LOWER(HEX(d)), SUBSTR(MD5(n), 1, 16))";
+    String positions = fill.timeKeys()
+        ? "SELECT seq AS n, seq DIV ? AS d, seq MOD ? AS j"
+        : "SELECT seq MOD " + RecordFill.DAYS + " * ? + seq DIV " + RecordFill.DAYS + " AS n, seq MOD "
+            + RecordFill.DAYS + " AS d, seq DIV " + RecordFill.DAYS + " AS j";
+    String sql = "INSERT INTO " + table + " " + RecordFill.columns(layout) + " SELECT '" + fill.scope() + "',"
         + " CONCAT(CONCAT_WS('-', SUBSTR(h, 1, 8), SUBSTR(h, 9, 4), SUBSTR(h, 13, 4), SUBSTR(h, 17, 4),"
         + " SUBSTR(h, 21, 12)), '|" + RecordFill.GROUP + "'), 'COMPLETED', SHA2(n, 256),"
         + " CONCAT('{\"paymentId\":\"p-', n, '\",\"amountCents\":', n MOD 100000, '}'), 'R1', c, c + ?"
         + (days ? ", ? + d" : "")
-        + " FROM (SELECT n, d, ? + d * " + RecordFill.DAY_MILLIS + " + CAST(FLOOR(j * ?) AS SIGNED) AS c,"
-        + " CONCAT(LPAD(LOWER(HEX(j * ?)), 15, '0'), LOWER(HEX(d)), SUBSTR(MD5(n), 1, 16)) AS h"
-        + " FROM (SELECT seq MOD " + RecordFill.DAYS + " * ? + seq DIV " + RecordFill.DAYS + " AS n, seq MOD "
-        + RecordFill.DAYS + " AS d, seq DIV " + RecordFill.DAYS + " AS j FROM seq_" + first + "_to_" + last + ") s) g";
+        + " FROM (SELECT n, d, c, " + key + " AS h FROM (SELECT n, d, j, ? + d * " + RecordFill.DAY_MILLIS
+        + " + CAST(FLOOR(j * ?) AS SIGNED) AS c FROM (" + positions + " FROM seq_" + first + "_to_" + last + ") s) t) g";
     try (PreparedStatement statement = connection.prepareStatement(sql)) {
       int p = 1;
       statement.setLong(p++, fill.windowMillis());
       if (days) {
         statement.setInt(p++, fill.firstBucket());
       }
+      if (!fill.timeKeys()) {
+        statement.setLong(p++, fill.keyStep());
+      }
       statement.setLong(p++, fill.firstDayMillis());
       statement.setDouble(p++, fill.spacingMillis());
-      statement.setLong(p++, fill.keyStep());
-      statement.setLong(p, fill.perDay());
+      statement.setLong(p++, fill.perDay());
+      if (fill.timeKeys()) {
+        statement.setLong(p, fill.perDay());
+      }
       statement.executeUpdate();
     }
   }

@@ -13,7 +13,10 @@ public interface Payments {
 
   record Receipt(String paymentId, long amountCents) {}
 
-  /** Records expire 14 days after their first execution, as the benchmark's fill does. */
+  /**
+   * Records expire 14 days after their first execution, as the benchmark's fill does. The key is arbitrary to idem:
+   * on day partitions a claim takes the key's lock and probes the window's days.
+   */
   @IdempotentCommand(scope = RecordFill.SCOPE, retention = "P14D")
   Receipt pay(@IdempotencyKey UUID messageId, @IdempotencyKey String group, long amountCents);
 }

@@ -102,24 +102,30 @@ final class PostgresRecordTables extends RecordTables {
   void insert(Connection connection, String table, RecordLayout layout, RecordFill fill, long first, long last)
       throws SQLException {
     boolean days = layout == RecordLayout.DAY_PARTITIONS;
-    String sql = "INSERT INTO " + table + " " + RecordFill.columns(layout) + " SELECT '" + RecordFill.SCOPE + "',"
+    // Spread keys: j's place in the key space, the day, an MD5; time keys: a UUIDv7 of c (see RecordFill).
+    String key = fill.timeKeys()
+        ? "lpad(to_hex(c), 12, '0') || '7' || substr(md5(n::text), 1, 3) || '8' || substr(md5(n::text), 4, 15)"
+        : "lpad(to_hex(j * ?::bigint), 15, '0') || to_hex(d) || substr(md5(n::text), 1, 16)";
+    String sql = "INSERT INTO " + table + " " + RecordFill.columns(layout) + " SELECT '" + fill.scope() + "',"
         + " substr(h, 1, 8) || '-' || substr(h, 9, 4) || '-' || substr(h, 13, 4) || '-' || substr(h, 17, 4) || '-'"
         + " || substr(h, 21, 12) || '|" + RecordFill.GROUP + "', 'COMPLETED', encode(sha256(n::text::bytea), 'hex'),"
         + " '{\"paymentId\":\"p-' || n || '\",\"amountCents\":' || (n % 100000) || '}', 'R1', c, c + ?::bigint"
         + (days ? ", ?::int + d::int" : "")
-        + " FROM (SELECT n, d, ?::bigint + d * " + RecordFill.DAY_MILLIS + " + floor(j * ?::float8)::bigint AS c,"
-        + " lpad(to_hex(j * ?::bigint), 15, '0') || to_hex(d) || substr(md5(n::text), 1, 16) AS h"
+        + " FROM (SELECT n, d, c, " + key + " AS h FROM (SELECT n, d, j, ?::bigint + d * " + RecordFill.DAY_MILLIS
+        + " + floor(j * ?::float8)::bigint AS c"
         + " FROM (SELECT n, n / ?::bigint AS d, n % ?::bigint AS j FROM generate_series(?::bigint, ?::bigint) AS n) s"
-        + ") g";
+        + ") t) g";
     try (PreparedStatement statement = connection.prepareStatement(sql)) {
       int p = 1;
       statement.setLong(p++, fill.windowMillis());
       if (days) {
         statement.setInt(p++, fill.firstBucket());
       }
+      if (!fill.timeKeys()) {
+        statement.setLong(p++, fill.keyStep());
+      }
       statement.setLong(p++, fill.firstDayMillis());
       statement.setDouble(p++, fill.spacingMillis());
-      statement.setLong(p++, fill.keyStep());
       statement.setLong(p++, fill.perDay());
       statement.setLong(p++, fill.perDay());
       statement.setLong(p++, first);

@@ -15,11 +15,20 @@ import java.time.Instant;
  * key space, as random UUIDs do), the 16th is the day (unique keys across days), and the last 16 come from an MD5 of
  * {@code n}. Ordered by {@code (j, day)}, record by record, the keys ascend; the benchmark's random UUID keys land
  * evenly between them, in every day's partition as in one table.
+ *
+ * <p>{@link #withTimeKeys()}: the keys of a command whose keys carry their time ({@code keyTime = UUID_V7},
+ * {@link KeyTimedPayments}): each a UUIDv7 of the record's first execution (the first 12 hex digits its millis, then
+ * the version {@code 7}, 3 hex digits of an MD5 of {@code n}, the variant {@code 8} and 15 more of the MD5), so that
+ * its time lies in its day, as a producer's message id made when the action was first asked for; in their own scope
+ * ({@link #TIME_SCOPE}), which is {@link KeyTimedPayments#pay}'s. Ordered by {@code n} (day, then time) the keys
+ * ascend.
  */
 final class RecordFill {
 
   /** The scope of {@link Payments#pay}: the fill's records and the measured claims share the primary key's range. */
   static final String SCOPE = "payments.order-paid";
+  /** The scope of {@link KeyTimedPayments#pay}, whose keys carry their time: a scope is one command's. */
+  static final String TIME_SCOPE = "payments.order-paid.v7";
   /** The consumer group: the key's second part. */
   static final String GROUP = "billing";
   static final int DAYS = 15;
@@ -33,13 +42,34 @@ final class RecordFill {
   static final Duration WINDOW = Duration.ofDays(DAYS - 1);
 
   private final long perDay;
+  private final boolean timeKeys;
 
   /** @param rows the records wanted; rounded up to whole days of equal size */
   RecordFill(long rows) {
+    this(rows, false);
+  }
+
+  private RecordFill(long rows, boolean timeKeys) {
     if (rows < DAYS) {
       throw new IllegalArgumentException("The fill needs at least one record a day (" + DAYS + "), got " + rows);
     }
     this.perDay = (rows + DAYS - 1) / DAYS;
+    this.timeKeys = timeKeys;
+  }
+
+  /** @return the same records keyed by UUIDv7s of their first execution, in {@link #TIME_SCOPE} */
+  RecordFill withTimeKeys() {
+    return new RecordFill(rows(), true);
+  }
+
+  /** @return whether the keys are UUIDv7s carrying their record's time (else spread over the key space) */
+  boolean timeKeys() {
+    return timeKeys;
+  }
+
+  /** @return the scope of the records: the measured command's */
+  String scope() {
+    return timeKeys ? TIME_SCOPE : SCOPE;
   }
 
   /** @return records of each day */

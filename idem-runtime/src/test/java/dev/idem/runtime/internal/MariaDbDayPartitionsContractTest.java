@@ -63,6 +63,12 @@ class MariaDbDayPartitionsContractTest extends DayPartitionsContractTest {
     return table + " PARTITION (" + partition + ")";
   }
 
+  @Override
+  protected String rowStatisticsSql(String table, String partition) {
+    return "SELECT COALESCE(MAX(TABLE_ROWS), -1) FROM information_schema.PARTITIONS WHERE TABLE_SCHEMA = DATABASE()"
+        + " AND TABLE_NAME = '" + table + "' AND PARTITION_NAME = '" + partition + "'";
+  }
+
   /**
    * A switched runtime's batch read of the keys' records (what a batch looks at when its claim did not return them)
    * takes the latest record of each key from both tables.
