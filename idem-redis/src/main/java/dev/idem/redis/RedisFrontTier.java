@@ -40,9 +40,11 @@ import java.util.concurrent.TimeUnit;
  *       than {@link Builder#maxResultBytes} stay database-only.</li>
  *   <li>Unmark is a compare-and-delete on the owner's token in Lua, so it can only ever remove this caller's own
  *       mark, never a published outcome nor another caller's mark.</li>
- *   <li>A lookup that failed (timed out, connection lost) may have set its mark all the same; the publish or unmark
- *       its caller owes is kept (bounded) and replayed when the circuit closes, so that Redis coming back does not
- *       turn duplicates away for a whole lease on marks nobody holds.</li>
+ *   <li>A mark's publish or unmark that cannot reach Redis (it fails, or the circuit is open because other keys'
+ *       commands failed) is kept (bounded) and replayed when the circuit closes, for marks this tier set and for
+ *       those a failed lookup (timed out, connection lost) may have set all the same, so that Redis coming back does
+ *       not turn duplicates away for a whole lease on marks nobody holds; until then a lookup that meets such a mark
+ *       lets the database decide.</li>
  * </ul>
  *
  * <p>Consumer batches ({@link #lookupCompleted}, {@link #publishAll}): one {@code GET} per key and one
@@ -79,19 +81,21 @@ public final class RedisFrontTier implements FrontTier, AutoCloseable {
   private final CircuitBreaker circuit;
   private final RedisScript unmarkScript = new RedisScript(UNMARK_SCRIPT);
   /**
-   * Marks that a failed lookup may have set all the same (the command can reach Redis and its reply be lost or too
-   * late): Redis key to token. Their owners' publish or unmark is deferred to {@link #repairs} while Redis cannot be
-   * reached, so that a stale mark does not turn callers away for a whole lease once Redis is back.
+   * Marks whose owner has not published or removed them yet: those this tier set, and those a failed lookup may have
+   * set all the same (the command can reach Redis and its reply be lost or too late): Redis key to token. If the
+   * owner's publish or unmark cannot reach Redis (it fails, or the circuit is open because of other keys' failures),
+   * it is deferred to {@link #repairs}, so that a stale mark does not turn callers away for a whole lease once Redis
+   * answers again.
    */
-  private final Map<String, String> uncertainMarks = new ConcurrentHashMap<>();
-  /** Writes owed to uncertain marks, replayed when the circuit closes: Redis key to the write. */
+  private final Map<String, String> unresolvedMarks = new ConcurrentHashMap<>();
+  /** Writes owed to unresolved marks, replayed when the circuit closes: Redis key to the write. */
   private final Map<String, Repair> repairs = new ConcurrentHashMap<>();
 
-  /** A write owed to an uncertain mark: an outcome to publish (until its deadline), else the mark to remove. */
+  /** A write owed to an unresolved mark: an outcome to publish (until its deadline), else the mark to remove. */
   private record Repair(String token, String outcome, long deadlineNanos) {}
 
   /** Bounds what an outage can make the tier remember; beyond it, marks simply expire. */
-  static final int MAX_UNCERTAIN = 10_000;
+  static final int MAX_UNRESOLVED = 10_000;
 
   private RedisFrontTier(RedisConnection connection, Builder settings) {
     this.redis = connection.sync();
@@ -152,15 +156,14 @@ public final class RedisFrontTier implements FrontTier, AutoCloseable {
         millisLeft = redis.pttl(redisKey);
       }
     } catch (RuntimeException e) {
-      if (uncertainMarks.size() < MAX_UNCERTAIN) {
-        uncertainMarks.put(redisKey, token);
-      }
+      remember(redisKey, token);
       failed("lookup", e, start);
       return Lookup.unavailable();
     }
     Repair owed = found != null && found.startsWith(MARK) ? repairs.get(redisKey) : null;
     succeeded("lookup", start); // may close the circuit, and then repair what is owed
     if (found == null) {
+      remember(redisKey, token); // until its owner publishes or removes it
       return Lookup.marked();
     }
     if (owed != null && found.equals(MARK + owed.token())) {
@@ -196,7 +199,7 @@ public final class RedisFrontTier implements FrontTier, AutoCloseable {
       failed("publish", e, start);
       return false;
     }
-    uncertainMarks.remove(redisKey);
+    unresolvedMarks.remove(redisKey);
     succeeded("publish", start);
     return true;
   }
@@ -216,7 +219,7 @@ public final class RedisFrontTier implements FrontTier, AutoCloseable {
       failed("unmark", e, start);
       return;
     }
-    uncertainMarks.remove(redisKey, token);
+    unresolvedMarks.remove(redisKey, token);
     succeeded("unmark", start);
   }
 
@@ -224,22 +227,28 @@ public final class RedisFrontTier implements FrontTier, AutoCloseable {
     unmarkScript.run(redis, new String[] {redisKey}, MARK + token);
   }
 
-  /** Only for a key whose lookup failed: a mark Redis surely never set needs no repair. */
+  private void remember(String redisKey, String token) {
+    if (unresolvedMarks.size() < MAX_UNRESOLVED) {
+      unresolvedMarks.put(redisKey, token);
+    }
+  }
+
+  /** Only for a mark this tier set or may have set: a mark Redis surely never set needs no repair. */
   private void owePublish(String redisKey, String value, Duration timeToLive) {
-    String token = uncertainMarks.remove(redisKey);
+    String token = unresolvedMarks.remove(redisKey);
     if (token != null) {
       repairs.put(redisKey, new Repair(token, value, System.nanoTime() + timeToLive.toNanos()));
     }
   }
 
   private void oweUnmark(String redisKey, String token) {
-    if (uncertainMarks.remove(redisKey, token)) {
+    if (unresolvedMarks.remove(redisKey, token)) {
       repairs.put(redisKey, new Repair(token, null, 0));
     }
   }
 
   /**
-   * Pays what is owed to uncertain marks, once Redis answers again (the circuit closed): each outcome is published
+   * Pays what is owed to unresolved marks, once Redis answers again (the circuit closed): each outcome is published
    * with the time it has left, each mark removed by compare-and-delete. Both are safe to repeat and to race with
    * callers: an outcome never changes before it expires, and the delete only matches the owner's own mark.
    */

@@ -213,6 +213,59 @@ class RedisFaultTest extends DatabaseContract {
     }
   }
 
+  /**
+   * The call's own mark is set; then other keys' failures open the circuit before the call ends, so its publish and
+   * its unmark are not even sent. Once Redis answers again, a retry meets that mark: it must be repaired, never taken
+   * for a call in flight (it was one: turned away with 409 for the whole lease, though the database holds the outcome).
+   */
+  @Test
+  void aMarkLeftByAnOpenCircuitIsRepairedAndNeverTurnsARetryAway() throws Exception {
+    try (PrivateRedis redis = new PrivateRedis().start();
+         LatencyProxy slow = new LatencyProxy(redis.port());
+         RedisFrontTier tier = RedisFrontTier.builder().commandTimeout(Duration.ofMillis(100))
+             .circuitBreaker(1, Duration.ofMillis(300)).listener(listener)
+             .connect(io.lettuce.core.RedisURI.create("redis://127.0.0.1:" + slow.port()))) {
+      AtomicInteger runs = new AtomicInteger();
+      Orders orders = new Orders_Idempotent(new Orders() {
+        @Override
+        public String create(String requestId, String sku) {
+          throw new UnsupportedOperationException();
+        }
+
+        @Override
+        public String charge(String paymentId, long amountCents) {
+          runs.incrementAndGet();
+          // Another key's lookup times out while this call runs: the circuit opens.
+          slow.delay(400);
+          tier.lookupOrMark("other.scope", "other-key", "other-token", Duration.ofSeconds(1));
+          slow.delay(0);
+          return "charge-" + paymentId + "-" + amountCents;
+        }
+
+        @Override
+        public String chargeWaiting(String paymentId, long amountCents) {
+          throw new UnsupportedOperationException();
+        }
+      }, IdemRuntime.builder().dataSource(database.dataSource()).resultCache(false).frontTier(tier)
+          .listener(listener).build());
+
+      assertEquals("charge-p-1-100", orders.charge("p-1", 100));
+      assertTrue(circuit.contains("open"), "the other key's timeout opened the circuit: " + circuit);
+      try (RedisClient client = RedisClient.create("redis://127.0.0.1:" + redis.port());
+           StatefulRedisConnection<String, String> direct = client.connect()) {
+        String left = direct.sync().get(tier.redisKey("redis.payments.charge", "p-1"));
+        assertTrue(left != null && left.startsWith("F"), "the call's mark is still in Redis: " + left);
+      }
+
+      sleepQuietly(500); // the circuit lets a probe through
+      assertEquals("charge-p-1-100", orders.charge("p-1", 100), "the retry is answered, by the database");
+      assertEquals("closed", circuit.get(circuit.size() - 1), circuit.toString());
+      assertEquals("charge-p-1-100", orders.charge("p-1", 100), "and then from the repaired entry");
+      assertTrue(hits.get() >= 1, "the repair published the outcome over the stale mark: hits " + hits.get());
+      assertEquals(1, runs.get());
+    }
+  }
+
   private static void sleepQuietly(long millis) {
     try {
       Thread.sleep(millis);
