@@ -66,6 +66,8 @@ public final class LockBenchmark {
 
   public static void main(String[] args) throws Exception {
     System.out.println("Load averages before: " + loadAverages());
+    System.out.println("Lettuce's transport (RedisLockProvider's column): " + (io.lettuce.core.resource.EpollProvider
+        .isAvailable() ? "Netty native epoll" : "Java NIO"));
     List<String> rows = new ArrayList<>();
     for (String name : System.getProperty("idem.bench.databases", "PostgreSQL,MariaDB").split(",")) {
       TestDatabase database = TestDatabase.of(name.trim());

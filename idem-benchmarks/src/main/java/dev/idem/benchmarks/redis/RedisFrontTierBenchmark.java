@@ -118,6 +118,10 @@ public final class RedisFrontTierBenchmark {
   public static void main(String[] args) throws Exception {
     int keys = Integer.getInteger("idem.bench.redisKeys", 3000);
     System.out.println("load average before: " + loadAverage());
+    // Lettuce takes Netty's native epoll transport when it is on the class path (this module's is), unless
+    // -Dio.lettuce.core.epoll=false: a client round trip costs markedly less CPU on it (docs/redis.md).
+    System.out.println("Lettuce's transport: " + (io.lettuce.core.resource.EpollProvider.isAvailable()
+        ? "Netty native epoll" : "Java NIO"));
     List<Result> results = new ArrayList<>();
     String prefix = "idem-bench:" + UUID.randomUUID().toString().substring(0, 8) + ":";
     try (BenchDatabase database = BenchDatabase.open(TestDatabase.POSTGRESQL);
@@ -136,6 +140,11 @@ public final class RedisFrontTierBenchmark {
       results.add(run("database only", database, null, keys, "a"));
       results.add(run("Redis front tier", database, tier, keys, "b"));
       results.add(run("Redis front tier, replays only", database, tier, keys, "b"));
+      // The same number of first calls alone, each key once: what the workload's first calls cost by themselves.
+      // No front tier can make a first call cheaper than the database makes it (it adds its mark and its outcome's
+      // write to it), so the database-only run's time over this time is the most any front tier could gain here.
+      results.add(run("database only, first calls only (each key once)", database, null, keys, "f0", 1));
+      results.add(run("Redis front tier, first calls only (each key once)", database, tier, keys, "f1", 1));
       Result redisOnly = redisOnly(prefix, keys * 3);
       List<Result> consumers = new ArrayList<>();
       int batches = Integer.getInteger("idem.bench.redisBatches", 300);
@@ -160,6 +169,13 @@ public final class RedisFrontTierBenchmark {
           / without.callsPerSecond());
       System.out.printf("database round trips per call without / with: %.2fx%n", without.roundTripsPerCall()
           / Math.max(1e-9, with.roundTripsPerCall()));
+      Result firstCallsOnly = results.get(3);
+      Result firstCallsWithTier = results.get(4);
+      double firstCallSeconds = firstCallsOnly.seconds() * without.calls() / COPIES / firstCallsOnly.calls();
+      System.out.printf("the most any front tier could gain on this workload (the database-only run's %.2f s over"
+          + " the %.2f s its %d first calls take alone): %.2fx; first calls with the tier / without: %.2fx%n",
+          without.seconds(), firstCallSeconds, without.calls() / COPIES, without.seconds() / firstCallSeconds,
+          firstCallsWithTier.callsPerSecond() / firstCallsOnly.callsPerSecond());
       System.out.printf("redis-benchmark -t set -c 8: %.0f SET/s; replays from the tier: %.0f calls/s (%.2fx)%n",
           setRate, replays.callsPerSecond(), replays.callsPerSecond() / setRate);
       System.out.println(redisOnly.row());
@@ -181,6 +197,11 @@ public final class RedisFrontTierBenchmark {
 
   private static Result run(String name, BenchDatabase database, RedisFrontTier tier, int keys, String keyPrefix)
       throws Exception {
+    return run(name, database, tier, keys, keyPrefix, COPIES);
+  }
+
+  private static Result run(String name, BenchDatabase database, RedisFrontTier tier, int keys, String keyPrefix,
+      int copies) throws Exception {
     CountingDataSource counting = new CountingDataSource(database.dataSource());
     IdemRuntime.Builder builder = IdemRuntime.builder().dataSource(counting).resultCache(false);
     if (tier != null) {
@@ -202,9 +223,9 @@ public final class RedisFrontTierBenchmark {
       }
       return id;
     }, runtime);
-    List<String> calls = new ArrayList<>(keys * COPIES);
+    List<String> calls = new ArrayList<>(keys * copies);
     for (int k = 0; k < keys; k++) {
-      for (int c = 0; c < COPIES; c++) {
+      for (int c = 0; c < copies; c++) {
         calls.add(keyPrefix + "-" + k);
       }
     }
