@@ -30,7 +30,8 @@ class PostgresLockContractTest extends LockContractTest {
    * until its WAL writer runs (every 200 ms): of 20 releases, at least a quarter are caught before that.
    */
   @Test
-  void aReleaseCommitsWithoutWaitingForTheFlushAndLeavesTheSessionsSettingAlone() throws SQLException {
+  void aReleaseCommitsWithoutWaitingForTheFlushAndLeavesTheSessionsSettingAlone()
+      throws SQLException, InterruptedException {
     HikariConfig config = new HikariConfig();
     config.setJdbcUrl(database.url());
     config.setUsername(database.user());
@@ -46,6 +47,9 @@ class PostgresLockContractTest extends LockContractTest {
         unflushedAfterAcquire += walNotYetFlushed(one) ? 1 : 0;
         assertTrue(provider.release(lease, i % 2 == 0 ? Duration.ZERO : Duration.ofMillis(1)));
         unflushedAfterRelease += walNotYetFlushed(one) ? 1 : 0;
+        // A release with lockAtLeastFor of 1 ms holds the lease until a millisecond after it was taken, by the
+        // database's clock: the next acquisition must not come within that millisecond.
+        Thread.sleep(2);
         assertEquals("on", synchronousCommit(one), "the session's setting after release " + i);
       }
       assertTrue(unflushedAfterRelease >= 5, unflushedAfterRelease + " of 20 releases left WAL unflushed; "
