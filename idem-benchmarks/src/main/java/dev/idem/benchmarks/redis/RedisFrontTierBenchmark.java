@@ -98,7 +98,45 @@ public final class RedisFrontTierBenchmark {
 
   private static final TierCounts TIER_COUNTS = new TierCounts();
 
-  private record Result(String name, int calls, double seconds, long roundTrips, long connections, long inFlight) {
+  /**
+   * The whole machine's CPU over an interval, from {@code /proc/stat}'s first line (all cores; clock ticks of 10 ms):
+   * busy is user + nice + system + irq + softirq + steal, idle is idle + iowait. Redis, PostgreSQL, the kernel's
+   * loopback and this JVM share the two cores, so this, not the JVM's own CPU, is what a call costs here.
+   */
+  private record MachineCpu(long busyTicks, long idleTicks) {
+    static MachineCpu now() {
+      try {
+        String[] fields = Files.readAllLines(Path.of("/proc/stat")).get(0).trim().split("\\s+");
+        long[] t = new long[9];
+        for (int i = 0; i < 9 && i + 1 < fields.length; i++) {
+          t[i] = Long.parseLong(fields[i + 1]);
+        }
+        return new MachineCpu(t[0] + t[1] + t[2] + t[5] + t[6] + t[7], t[3] + t[4]);
+      } catch (IOException | RuntimeException e) {
+        return new MachineCpu(0, 0);
+      }
+    }
+
+    MachineCpu since(MachineCpu before) {
+      return new MachineCpu(busyTicks - before.busyTicks, idleTicks - before.idleTicks);
+    }
+
+    double busySeconds() {
+      return busyTicks / 100.0;
+    }
+
+    double busyShare() {
+      return busyTicks + idleTicks == 0 ? 0 : (double) busyTicks / (busyTicks + idleTicks);
+    }
+  }
+
+  private record Result(String name, int calls, double seconds, long roundTrips, long connections, long inFlight,
+                        MachineCpu cpu) {
+    /** Machine CPU (all cores) per call, in microseconds. */
+    double cpuMicrosPerCall() {
+      return cpu.busySeconds() * 1e6 / calls;
+    }
+
     double callsPerSecond() {
       return calls / seconds;
     }
@@ -108,8 +146,8 @@ public final class RedisFrontTierBenchmark {
     }
 
     String row() {
-      return String.format("| %s | %d | %.0f | %.2f | %.2f | %d |", name, calls, callsPerSecond(),
-          roundTripsPerCall(), (double) connections / calls, inFlight);
+      return String.format("| %s | %d | %.0f | %.2f | %.2f | %d | %.0f | %.0f%% |", name, calls, callsPerSecond(),
+          roundTripsPerCall(), (double) connections / calls, inFlight, cpuMicrosPerCall(), cpu.busyShare() * 100);
     }
   }
 
@@ -146,6 +184,15 @@ public final class RedisFrontTierBenchmark {
       results.add(run("database only, first calls only (each key once)", database, null, keys, "f0", 1));
       results.add(run("Redis front tier, first calls only (each key once)", database, tier, keys, "f1", 1));
       Result redisOnly = redisOnly(prefix, keys * 3);
+      // A bare Lettuce round trip of the tier's own command, on the tier's own value size, from the same 8 threads
+      // sharing one connection: what one Redis round trip costs this machine, with no idem code around it.
+      int valueLength = storedValueLength(prefix, "b-1");
+      Result lettuceFresh = lettuceAlone("Lettuce alone: SET NX PX GET, fresh keys (a mark)", prefix + "lf:",
+          keys * 10, valueLength, false);
+      Result lettuceExisting = lettuceAlone("Lettuce alone: SET NX PX GET, existing keys (a replay's read)",
+          prefix + "le:", keys * 10, valueLength, true);
+      results.add(lettuceFresh);
+      results.add(lettuceExisting);
       List<Result> consumers = new ArrayList<>();
       int batches = Integer.getInteger("idem.bench.redisBatches", 300);
       consumers.add(consume("consumer, database only", database, null, batches, "c0"));
@@ -159,8 +206,9 @@ public final class RedisFrontTierBenchmark {
       }
       double setRate = redisBenchmarkSetRate();
       System.out.println();
-      System.out.println("| variant | calls | calls/s | DB round trips/call | connections/call | told in progress |");
-      System.out.println("| --- | --- | --- | --- | --- | --- |");
+      System.out.println("| variant | calls | calls/s | DB round trips/call | connections/call | told in progress"
+          + " | machine CPU µs/call | machine busy |");
+      System.out.println("| --- | --- | --- | --- | --- | --- | --- | --- |");
       results.forEach(r -> System.out.println(r.row()));
       Result without = results.get(0);
       Result with = results.get(1);
@@ -181,10 +229,11 @@ public final class RedisFrontTierBenchmark {
       System.out.println(redisOnly.row());
       System.out.printf("Redis-only first calls (claim + completion, 8 threads): %.0f calls/s, %.2fx redis-benchmark's"
           + " SET rate (target >= 0.5x)%n", redisOnly.callsPerSecond(), redisOnly.callsPerSecond() / setRate);
+      printBounds(without, replays, firstCallsOnly, redisOnly, lettuceFresh, lettuceExisting, setRate, valueLength);
       System.out.println();
       System.out.println("| consumer (batches of 100, 10% redelivered) | messages | messages/s | DB round trips/message"
-          + " | connections/message | redelivered skipped |");
-      System.out.println("| --- | --- | --- | --- | --- | --- |");
+          + " | connections/message | redelivered skipped | machine CPU µs/message | machine busy |");
+      System.out.println("| --- | --- | --- | --- | --- | --- | --- | --- |");
       consumers.forEach(r -> System.out.println(r.row()));
       System.out.printf("messages/s with Redis in front / database only: %.2fx; with the Bloom prefilter: %.2fx%n",
           consumers.get(1).callsPerSecond() / consumers.get(0).callsPerSecond(),
@@ -234,6 +283,7 @@ public final class RedisFrontTierBenchmark {
     AtomicLong inFlight = new AtomicLong();
     CountingDataSource.Counts before = counting.counts();
     ExecutorService threads = Executors.newFixedThreadPool(THREADS);
+    MachineCpu cpuBefore = MachineCpu.now();
     long start = System.nanoTime();
     try {
       List<Future<?>> running = new ArrayList<>();
@@ -258,11 +308,127 @@ public final class RedisFrontTierBenchmark {
       threads.shutdownNow();
     }
     double seconds = (System.nanoTime() - start) / 1e9;
+    MachineCpu cpu = MachineCpu.now().since(cpuBefore);
     CountingDataSource.Counts used = counting.counts().minus(before);
     long roundTrips = used.statements() + used.commits() + used.rollbacks();
-    Result result = new Result(name, calls.size(), seconds, roundTrips, used.connections(), inFlight.get());
+    Result result = new Result(name, calls.size(), seconds, roundTrips, used.connections(), inFlight.get(), cpu);
     System.out.println(result.row() + (tier == null ? "" : "  " + TIER_COUNTS.sinceLast()));
     return result;
+  }
+
+  /**
+   * What this machine allows any front tier on Lettuce, from the same run: CPU is the bound when the machine is busy
+   * throughout (the "machine busy" column), and a call with the tier cannot use less of it than its parts do
+   * without idem: a first call what the database-only first call costs plus two Redis round trips (its mark, and its
+   * outcome's write after the commit), a replay one round trip. The round trips are priced at the bare Lettuce
+   * command's machine CPU measured above.
+   */
+  private static void printBounds(Result without, Result replays, Result firstCallsOnly, Result redisOnly,
+                                  Result lettuceFresh, Result lettuceExisting, double setRate, int valueLength) {
+    int cores = Runtime.getRuntime().availableProcessors();
+    long firstCalls = without.calls() / COPIES;
+    long replayCalls = without.calls() - firstCalls;
+    double firstCpu = firstCallsOnly.cpuMicrosPerCall();
+    double markCpu = lettuceFresh.cpuMicrosPerCall();
+    double readCpu = lettuceExisting.cpuMicrosPerCall();
+    System.out.printf("%nbounds on this machine (%d cores; stored outcome %d characters):%n", cores, valueLength);
+    System.out.printf("  machine CPU per call: database-only first call %.0f µs; bare Lettuce round trip %.0f µs"
+        + " (fresh key) / %.0f µs (existing key); idem's replay from the tier %.0f µs (%.2fx the bare read)%n",
+        firstCpu, markCpu, readCpu, replays.cpuMicrosPerCall(), replays.cpuMicrosPerCall() / readCpu);
+    double minimumCpuSeconds = (firstCalls * (firstCpu + 2 * markCpu) + replayCalls * readCpu) / 1e6;
+    double cpuBound = without.seconds() / (minimumCpuSeconds / cores);
+    double cpuBoundWithoutMarks = without.seconds() / ((firstCalls * firstCpu + replayCalls * readCpu) / 1e6 / cores);
+    System.out.printf("  throughput with any Lettuce-based tier / without, at most (CPU): %.2fx (%d first calls x"
+        + " (%.0f + 2 x %.0f µs) + %d replays x %.0f µs = %.2f s of CPU over %d cores, against the database-only"
+        + " run's %.2f s); even with first calls at no Redis cost: %.2fx; target 3x%n", cpuBound, firstCalls,
+        firstCpu, markCpu, replayCalls, readCpu, minimumCpuSeconds, cores, without.seconds(), cpuBoundWithoutMarks);
+    double redisOnlyCpuBound = cores * 1e6 / (markCpu + readCpu);
+    double redisOnlyLatencyBound = lettuceFresh.callsPerSecond() / 2;
+    System.out.printf("  Redis-only first calls (two round trips each: claim, completion), at most %.0f calls/s by CPU"
+        + " and %.0f calls/s by the bare round trips' rate from 8 threads: %.2fx / %.2fx of redis-benchmark's SET"
+        + " rate (target 0.5x); measured %.0f calls/s, %.2fx of the lower bound%n", redisOnlyCpuBound,
+        redisOnlyLatencyBound, redisOnlyCpuBound / setRate, redisOnlyLatencyBound / setRate,
+        redisOnly.callsPerSecond(), redisOnly.callsPerSecond() / Math.min(redisOnlyCpuBound, redisOnlyLatencyBound));
+  }
+
+  /** The length of the value the tier stored for one key of a run (its encoded outcome), to price a bare read. */
+  private static int storedValueLength(String prefix, String key) {
+    io.lettuce.core.RedisClient client = io.lettuce.core.RedisClient.create("redis://127.0.0.1:6379");
+    try (var connection = client.connect()) {
+      var redis = connection.sync();
+      io.lettuce.core.ScanCursor cursor = io.lettuce.core.ScanCursor.INITIAL;
+      io.lettuce.core.ScanArgs match = io.lettuce.core.ScanArgs.Builder.matches(prefix + "*|" + key + "}").limit(1000);
+      do {
+        io.lettuce.core.KeyScanCursor<String> page = redis.scan(cursor, match);
+        for (String found : page.getKeys()) {
+          String value = redis.get(found);
+          if (value != null) {
+            return value.length();
+          }
+        }
+        cursor = page;
+      } while (!cursor.isFinished());
+      throw new IllegalStateException("the tier stored nothing for " + key);
+    } finally {
+      client.shutdown();
+    }
+  }
+
+  /**
+   * {@code SET key value NX PX 600000 GET} from 8 threads on one Lettuce connection, as the tier sends it; with
+   * {@code existing}, on keys written beforehand, so that each command returns the stored value as a replay's read
+   * does. A warm-up of the same size runs first, on keys of its own.
+   */
+  private static Result lettuceAlone(String name, String prefix, int commands, int valueLength, boolean existing)
+      throws Exception {
+    io.lettuce.core.RedisClient client = io.lettuce.core.RedisClient.create("redis://127.0.0.1:6379");
+    try (var connection = client.connect()) {
+      var redis = connection.sync();
+      String value = "C" + "x".repeat(Math.max(0, valueLength - 1));
+      io.lettuce.core.SetArgs args = io.lettuce.core.SetArgs.Builder.nx().px(600_000);
+      Result result = null;
+      for (String pass : new String[] {"w", "m"}) {
+        if (existing) {
+          var async = connection.async();
+          List<io.lettuce.core.RedisFuture<String>> writes = new ArrayList<>();
+          for (int i = 0; i < commands; i++) {
+            writes.add(async.set(prefix + pass + i, value, io.lettuce.core.SetArgs.Builder.px(600_000)));
+          }
+          for (io.lettuce.core.RedisFuture<String> write : writes) {
+            write.get(1, TimeUnit.MINUTES);
+          }
+        }
+        AtomicInteger next = new AtomicInteger();
+        ExecutorService threads = Executors.newFixedThreadPool(THREADS);
+        MachineCpu cpuBefore = MachineCpu.now();
+        long start = System.nanoTime();
+        try {
+          List<Future<?>> running = new ArrayList<>();
+          for (int t = 0; t < THREADS; t++) {
+            running.add(threads.submit(() -> {
+              for (int i = next.getAndIncrement(); i < commands; i = next.getAndIncrement()) {
+                String found = redis.setGet(prefix + pass + i, value, args);
+                if ((found != null) != existing) {
+                  throw new IllegalStateException("unexpected reply for " + prefix + pass + i + ": " + found);
+                }
+              }
+              return null;
+            }));
+          }
+          for (Future<?> future : running) {
+            future.get(30, TimeUnit.MINUTES);
+          }
+        } finally {
+          threads.shutdownNow();
+        }
+        double seconds = (System.nanoTime() - start) / 1e9;
+        result = new Result(name, commands, seconds, 0, 0, 0, MachineCpu.now().since(cpuBefore));
+      }
+      System.out.println(result.row());
+      return result;
+    } finally {
+      client.shutdown();
+    }
   }
 
   /** Redis-only first calls over 8 threads: each key once (claim, body, compare-and-set completion). */
@@ -281,6 +447,7 @@ public final class RedisFrontTierBenchmark {
       }
       AtomicInteger next = new AtomicInteger();
       ExecutorService threads = Executors.newFixedThreadPool(THREADS);
+      MachineCpu cpuBefore = MachineCpu.now();
       long start = System.nanoTime();
       try {
         List<Future<?>> running = new ArrayList<>();
@@ -299,10 +466,11 @@ public final class RedisFrontTierBenchmark {
         threads.shutdownNow();
       }
       double seconds = (System.nanoTime() - start) / 1e9;
+      MachineCpu cpu = MachineCpu.now().since(cpuBefore);
       if (unused.connectionsObtained() != 0) {
         throw new IllegalStateException("a Redis-only command asked the database");
       }
-      return new Result("Redis-only command, first calls", calls, seconds, 0, 0, 0);
+      return new Result("Redis-only command, first calls", calls, seconds, 0, 0, 0, cpu);
     }
   }
 
@@ -327,6 +495,7 @@ public final class RedisFrontTierBenchmark {
     CountingDataSource.Counts before = counting.counts();
     ExecutorService threads = Executors.newFixedThreadPool(consumers);
     AtomicLong messages = new AtomicLong();
+    MachineCpu cpuBefore = MachineCpu.now();
     long start = System.nanoTime();
     try {
       List<Future<?>> running = new ArrayList<>();
@@ -356,10 +525,11 @@ public final class RedisFrontTierBenchmark {
       threads.shutdownNow();
     }
     double seconds = (System.nanoTime() - start) / 1e9;
+    MachineCpu cpu = MachineCpu.now().since(cpuBefore);
     CountingDataSource.Counts used = counting.counts().minus(before);
     long roundTrips = used.statements() + used.commits() + used.rollbacks();
     Result result = new Result(name, (int) messages.get(), seconds, roundTrips, used.connections(),
-        messages.get() - handled.get());
+        messages.get() - handled.get(), cpu);
     System.out.println(result.row());
     return result;
   }
