@@ -279,39 +279,19 @@ public final class RedisFrontTierBenchmark {
       }
     }
     Collections.shuffle(calls, new Random(23));
-    AtomicInteger next = new AtomicInteger();
     AtomicLong inFlight = new AtomicLong();
     CountingDataSource.Counts before = counting.counts();
-    ExecutorService threads = Executors.newFixedThreadPool(THREADS);
-    MachineCpu cpuBefore = MachineCpu.now();
-    long start = System.nanoTime();
-    try {
-      List<Future<?>> running = new ArrayList<>();
-      for (int t = 0; t < THREADS; t++) {
-        running.add(threads.submit(() -> {
-          for (int i = next.getAndIncrement(); i < calls.size(); i = next.getAndIncrement()) {
-            try {
-              orders.place(calls.get(i), "sku-1", 2);
-            } catch (IdempotencyInProgressException e) {
-              inFlight.incrementAndGet(); // answered (a 409 with Retry-After over HTTP)
-            } catch (java.sql.SQLException e) {
-              throw new IllegalStateException(e);
-            }
-          }
-          return null;
-        }));
+    Timed timed = onThreads(calls.size(), i -> {
+      try {
+        orders.place(calls.get(i), "sku-1", 2);
+      } catch (IdempotencyInProgressException e) {
+        inFlight.incrementAndGet(); // answered (a 409 with Retry-After over HTTP)
       }
-      for (Future<?> future : running) {
-        future.get(30, TimeUnit.MINUTES);
-      }
-    } finally {
-      threads.shutdownNow();
-    }
-    double seconds = (System.nanoTime() - start) / 1e9;
-    MachineCpu cpu = MachineCpu.now().since(cpuBefore);
+    });
     CountingDataSource.Counts used = counting.counts().minus(before);
     long roundTrips = used.statements() + used.commits() + used.rollbacks();
-    Result result = new Result(name, calls.size(), seconds, roundTrips, used.connections(), inFlight.get(), cpu);
+    Result result = new Result(name, calls.size(), timed.seconds(), roundTrips, used.connections(), inFlight.get(),
+        timed.cpu());
     System.out.println(result.row() + (tier == null ? "" : "  " + TIER_COUNTS.sinceLast()));
     return result;
   }
@@ -398,37 +378,53 @@ public final class RedisFrontTierBenchmark {
             write.get(1, TimeUnit.MINUTES);
           }
         }
-        AtomicInteger next = new AtomicInteger();
-        ExecutorService threads = Executors.newFixedThreadPool(THREADS);
-        MachineCpu cpuBefore = MachineCpu.now();
-        long start = System.nanoTime();
-        try {
-          List<Future<?>> running = new ArrayList<>();
-          for (int t = 0; t < THREADS; t++) {
-            running.add(threads.submit(() -> {
-              for (int i = next.getAndIncrement(); i < commands; i = next.getAndIncrement()) {
-                String found = redis.setGet(prefix + pass + i, value, args);
-                if ((found != null) != existing) {
-                  throw new IllegalStateException("unexpected reply for " + prefix + pass + i + ": " + found);
-                }
-              }
-              return null;
-            }));
+        Timed timed = onThreads(commands, i -> {
+          String found = redis.setGet(prefix + pass + i, value, args);
+          if ((found != null) != existing) {
+            throw new IllegalStateException("unexpected reply for " + prefix + pass + i + ": " + found);
           }
-          for (Future<?> future : running) {
-            future.get(30, TimeUnit.MINUTES);
-          }
-        } finally {
-          threads.shutdownNow();
-        }
-        double seconds = (System.nanoTime() - start) / 1e9;
-        result = new Result(name, commands, seconds, 0, 0, 0, MachineCpu.now().since(cpuBefore));
+        });
+        result = new Result(name, commands, timed.seconds(), 0, 0, 0, timed.cpu());
       }
       System.out.println(result.row());
       return result;
     } finally {
       client.shutdown();
     }
+  }
+
+  /** One call of a measured loop, by its index. */
+  @FunctionalInterface
+  private interface Call {
+    void run(int index) throws Exception;
+  }
+
+  /** A measured loop's wall-clock time and the machine's CPU during it. */
+  private record Timed(double seconds, MachineCpu cpu) {}
+
+  /** Calls 0 to {@code count - 1} over {@link #THREADS} threads, each thread taking the next index. */
+  private static Timed onThreads(int count, Call call) throws Exception {
+    AtomicInteger next = new AtomicInteger();
+    ExecutorService threads = Executors.newFixedThreadPool(THREADS);
+    MachineCpu cpuBefore = MachineCpu.now();
+    long start = System.nanoTime();
+    try {
+      List<Future<?>> running = new ArrayList<>();
+      for (int t = 0; t < THREADS; t++) {
+        running.add(threads.submit(() -> {
+          for (int i = next.getAndIncrement(); i < count; i = next.getAndIncrement()) {
+            call.run(i);
+          }
+          return null;
+        }));
+      }
+      for (Future<?> future : running) {
+        future.get(30, TimeUnit.MINUTES);
+      }
+    } finally {
+      threads.shutdownNow();
+    }
+    return new Timed((System.nanoTime() - start) / 1e9, MachineCpu.now().since(cpuBefore));
   }
 
   /** Redis-only first calls over 8 threads: each key once (claim, body, compare-and-set completion). */
@@ -445,32 +441,11 @@ public final class RedisFrontTierBenchmark {
       for (int i = 0; i < warmUpCalls; i++) {
         notifications.notify("warm-up-" + i, "x");
       }
-      AtomicInteger next = new AtomicInteger();
-      ExecutorService threads = Executors.newFixedThreadPool(THREADS);
-      MachineCpu cpuBefore = MachineCpu.now();
-      long start = System.nanoTime();
-      try {
-        List<Future<?>> running = new ArrayList<>();
-        for (int t = 0; t < THREADS; t++) {
-          running.add(threads.submit(() -> {
-            for (int i = next.getAndIncrement(); i < calls; i = next.getAndIncrement()) {
-              notifications.notify("n-" + i, "hello");
-            }
-            return null;
-          }));
-        }
-        for (Future<?> future : running) {
-          future.get(30, TimeUnit.MINUTES);
-        }
-      } finally {
-        threads.shutdownNow();
-      }
-      double seconds = (System.nanoTime() - start) / 1e9;
-      MachineCpu cpu = MachineCpu.now().since(cpuBefore);
+      Timed timed = onThreads(calls, i -> notifications.notify("n-" + i, "hello"));
       if (unused.connectionsObtained() != 0) {
         throw new IllegalStateException("a Redis-only command asked the database");
       }
-      return new Result("Redis-only command, first calls", calls, seconds, 0, 0, 0, cpu);
+      return new Result("Redis-only command, first calls", calls, timed.seconds(), 0, 0, 0, timed.cpu());
     }
   }
 
