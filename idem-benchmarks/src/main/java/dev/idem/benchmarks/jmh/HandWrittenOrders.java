@@ -118,6 +118,33 @@ abstract class HandWrittenOrders {
   }
 
   /**
+   * The floor of a read-first command with a result (idem's {@code lookupFirst}), by hand: one SELECT of the key's
+   * row in auto-commit mode, without a lock, that answers a retry whose response is written; on a miss,
+   * {@link #placeOrderCompletedAfter}'s transaction on the same connection.
+   */
+  OrderReceipt placeOrderReadFirst(String requestKey, PlaceOrder order) throws SQLException {
+    try (Connection connection = dataSource.getConnection()) {
+      try (PreparedStatement select = connection.prepareStatement(
+          "SELECT order_id, total_cents FROM " + keyTable.table + " WHERE " + keyTable.byKey)) {
+        select.setString(1, requestKey);
+        try (ResultSet row = select.executeQuery()) {
+          if (row.next() && row.getLong(1) != 0) {
+            return new OrderReceipt(row.getLong(1), row.getLong(2));
+          }
+        }
+      }
+      return inTransaction(connection, () -> {
+        if (!claim(connection, requestKey, placeholder(order))) {
+          return readEarlier(connection, requestKey);
+        }
+        OrderReceipt receipt = insertOrder(connection, order);
+        writeResponse(connection, requestKey, receipt);
+        return receipt;
+      });
+    }
+  }
+
+  /**
    * The floor of a claim that must be visible before its work runs (what idem's CLAIM mode guarantees), written by
    * hand: the key committed on its own in auto-commit mode, then the business write and the key's response in a
    * second transaction. Two commits where {@link #placeOrder} pays one; no lease, owner token or fingerprint.
