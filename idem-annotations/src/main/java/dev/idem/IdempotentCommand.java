@@ -87,6 +87,19 @@ public @interface IdempotentCommand {
   Store store() default Store.DATABASE;
 
   /**
+   * {@return whether a call reads the key's record before claiming it} Default {@code false}: the call claims the key
+   * first, which is the cheapest path for a first execution (no read before the claim), and a retry that finds the
+   * key completed costs the claim, a read and a commit. With {@code true}, a call that starts outside any
+   * transaction first reads the key's record in auto-commit mode: a retry of a completed key is then replayed from
+   * that one read, with no transaction; any other record (none, in progress, expired, parked) goes on to the claim,
+   * which decides as always, so a first execution pays one extra read. Choose it for commands whose calls are
+   * often retries (webhooks, clients that retry aggressively): it pays off when more than about one call in three
+   * is a retry. Inside a transaction the command joins, the claim comes first all the same. Only with
+   * {@code store = Store.DATABASE}.
+   */
+  boolean lookupFirst() default false;
+
+  /**
    * {@return a window within which the same caller sending the same payload is one action, for callers that send no
    * key} (A form posted twice, a gateway that retries.) ISO-8601, e.g. {@code "PT5S"} or {@code "PT1M"}; empty (the
    * default): the key is the {@link IdempotencyKey} parameters. With a window the command has no

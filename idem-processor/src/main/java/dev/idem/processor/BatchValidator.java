@@ -89,6 +89,12 @@ final class BatchValidator {
           command.method().getSimpleName());
       valid = false;
     }
+    Optional<AnnotationValue> lookupFirst = Annotations.explicitValue(annotation, "lookupFirst");
+    if (command.lookupFirst() && lookupFirst.isPresent()) {
+      report.report(Message.LOOKUP_FIRST_BATCH, command.method(), annotation, lookupFirst.get(),
+          command.method().getSimpleName());
+      valid = false;
+    }
     // A batch claims its messages and runs the handler in one transaction; a failure rolls the whole batch back
     // so that the broker redelivers it. Leases and stored failures have no meaning for it.
     for (String member : List.of("mode", "replayOn")) {

@@ -33,6 +33,8 @@ import javax.lang.model.type.TypeMirror;
  * @param store where the records live ({@link Store#REDIS}: checked to be a plain CLAIM command)
  * @param derivedKey whether the key is derived ({@code window}): the identity parameter is the one key part, the
  *     payload's fingerprint completes the key at run time, and {@code retention} holds the window
+ * @param lookupFirst whether a call outside any transaction reads the key's record before claiming it (checked to be
+ *     a plain command with its records in the database)
  * @param reconciler ({@link Mode#CLAIM}) the interface's {@code @Reconciles} method for this command, or null
  */
 record CommandMethod(ExecutableElement method, ExecutableType type, String scope,
@@ -40,7 +42,7 @@ record CommandMethod(ExecutableElement method, ExecutableType type, String scope
                      List<KeyPart> keyParts, List<String> payloadParameters, Mode mode, String lease,
                      InFlight onInFlight, String waitTimeout, List<ReplayedFailure> replayOn, KeyTime keyTime,
                      String onExpiredLease, String onUndeclaredFailure, Store store, boolean derivedKey,
-                     ExecutableElement reconciler)
+                     boolean lookupFirst, ExecutableElement reconciler)
     implements MethodModel {
 
   CommandMethod {
@@ -57,7 +59,7 @@ record CommandMethod(ExecutableElement method, ExecutableType type, String scope
   CommandMethod withReconciler(ExecutableElement reconcilerMethod) {
     return new CommandMethod(method, type, scope, resultShape, retention, keyParts, payloadParameters, mode, lease,
         onInFlight, waitTimeout, replayOn, keyTime, onExpiredLease, onUndeclaredFailure, store, derivedKey,
-        reconcilerMethod);
+        lookupFirst, reconcilerMethod);
   }
 
   TypeMirror returnType() {

@@ -102,6 +102,9 @@ final class CommandSpecWriter {
     if (command.store() != Store.DATABASE) {
       initializer.add("\n.inStore($T.$L)", Store.class, command.store());
     }
+    if (command.lookupFirst()) {
+      initializer.add("\n.lookingUpFirst()");
+    }
     initializer.unindent().unindent().unindent().unindent();
     return FieldSpec.builder(ParameterizedTypeName.get(COMMAND_SPEC, resultName), name,
             Modifier.PRIVATE, Modifier.STATIC, Modifier.FINAL)

@@ -235,6 +235,12 @@ final class CommandValidator {
     if (store == Store.REDIS && !batch.isBatch()) {
       valid &= checkRedisOnly(method, command, mode, report);
     }
+    Optional<? extends AnnotationValue> lookupFirstValue = Annotations.explicitValue(command, "lookupFirst");
+    boolean lookupFirst = lookupFirstValue.isPresent() && Boolean.TRUE.equals(lookupFirstValue.get().getValue());
+    if (lookupFirst && store == Store.REDIS) {
+      report.report(Message.LOOKUP_FIRST_REDIS, method, command, lookupFirstValue.get(), method.getSimpleName());
+      valid = false;
+    }
 
     if (!valid) {
       return Optional.empty();
@@ -242,7 +248,7 @@ final class CommandValidator {
     CommandMethod commandMethod = new CommandMethod(method, type, scope, resultShape, retention, keyParts, payload,
         mode,
         Annotations.stringValue(command, "lease"), onInFlight, Annotations.stringValue(command, "waitTimeout"),
-        replayOn, keyTime, onExpiredLease, onUndeclaredFailure, store, windowed, null);
+        replayOn, keyTime, onExpiredLease, onUndeclaredFailure, store, windowed, lookupFirst, null);
     Optional<MethodModel> model = batch.model(commandMethod, command, report);
     if (model.isEmpty() || !scopes.register(scope, method, command, report)) {
       return Optional.empty();

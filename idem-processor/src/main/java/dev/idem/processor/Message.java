@@ -344,6 +344,16 @@ enum Message {
       "IDEM-158",
       "%s sets window and keyTime; keyTime reads the time from a key the caller sends, and a windowed command's key"
           + " is derived (the caller's identity and the payload's hash). Remove keyTime."),
+  // Reading the record before the claim: IDEM-159..160.
+  LOOKUP_FIRST_REDIS(
+      "IDEM-159",
+      "%s keeps its records in Redis (store = Store.REDIS) but sets lookupFirst, which reads the key's database record"
+          + " before the claim; a Redis-only command has no database record, and its claim in Redis already answers a"
+          + " retry in one round trip. Remove lookupFirst."),
+  LOOKUP_FIRST_BATCH(
+      "IDEM-160",
+      "Batch handler %s sets lookupFirst, but a batch claims all its messages in one statement, which tells the"
+          + " redelivered ones apart already. Remove lookupFirst."),
   KEY_TIME_TYPE(
       "IDEM-080",
       "keyTime = %s reads the time from the key's first part, but %s has type %s. Make the first @IdempotencyKey"

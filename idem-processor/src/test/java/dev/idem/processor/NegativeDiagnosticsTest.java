@@ -310,6 +310,13 @@ class NegativeDiagnosticsTest {
             "store = Store.REDIS", ".REDIS",
             List.of("Batch handler onReminders sets store = Store.REDIS",
                 "Remove store, or handle one message per call with a Redis-only CLAIM command")),
+        new Case("negative/LookupFirstRedis.java", Message.LOOKUP_FIRST_REDIS,
+            "lookupFirst = true", "true",
+            List.of("sendReminder keeps its records in Redis (store = Store.REDIS) but sets lookupFirst",
+                "Remove lookupFirst")),
+        new Case("negative/LookupFirstBatch.java", Message.LOOKUP_FIRST_BATCH,
+            "lookupFirst = true", "true",
+            List.of("Batch handler onReminders sets lookupFirst", "Remove lookupFirst")),
         new Case("negative/WindowWithKey.java", Message.WINDOW_WITH_KEY,
             "@IdempotencyKey String requestId", "@IdempotencyKey",
             List.of("addToCart sets window, which derives its key from the caller's identity and the payload, but also"

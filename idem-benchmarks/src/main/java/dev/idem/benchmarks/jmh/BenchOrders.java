@@ -27,6 +27,10 @@ public interface BenchOrders {
   @IdempotentCommand(scope = "bench.orders.record")
   void recordOrder(@IdempotencyKey String requestId, PlaceOrder command);
 
+  /** {@code placeOrder} reading the key's record before the claim ({@code lookupFirst}). */
+  @IdempotentCommand(scope = "bench.orders.lookup", lookupFirst = true)
+  OrderReceipt placeOrderLookingUp(@IdempotencyKey String requestId, PlaceOrder command);
+
   @IdempotentCommand(scope = "bench.orders.claim", mode = Mode.CLAIM)
   OrderReceipt placeOrderClaimed(@IdempotencyKey String requestId, PlaceOrder command);
 }

@@ -27,7 +27,7 @@ abstract class HandWrittenOrders {
      * on the expiry), to tell what the record's shape costs from what idem's code costs.
      */
     IDEM_SHAPED("request_keys_wide", "request_key", ", scope, state, fingerprint, expires_at",
-        ", 'bench.orders.place', 'COMPLETED', '0000000000000000000000000000000000000000000000000000000000000000', ?",
+        ", 'bench.orders.place', 'COMPLETED', ?, ?",
         // The whole primary key, as idem finds its record: by the key alone no index would serve.
         "scope = 'bench.orders.place' AND request_key = ?");
 
@@ -92,7 +92,7 @@ abstract class HandWrittenOrders {
 
   OrderReceipt placeOrder(String requestKey, PlaceOrder order) throws SQLException {
     try (Connection connection = dataSource.getConnection()) {
-      return inTransaction(connection, () -> claim(connection, requestKey, order)
+      return inTransaction(connection, () -> claim(connection, requestKey, order, false)
           ? insertOrder(connection, order)
           : readEarlier(connection, requestKey));
     }
@@ -107,7 +107,34 @@ abstract class HandWrittenOrders {
   OrderReceipt placeOrderCompletedAfter(String requestKey, PlaceOrder order) throws SQLException {
     try (Connection connection = dataSource.getConnection()) {
       return inTransaction(connection, () -> {
-        if (!claim(connection, requestKey, placeholder(order))) {
+        if (!claim(connection, requestKey, order, true)) {
+          return readEarlier(connection, requestKey);
+        }
+        OrderReceipt receipt = insertOrder(connection, order);
+        writeResponse(connection, requestKey, receipt);
+        return receipt;
+      });
+    }
+  }
+
+  /**
+   * The floor of a read-first command with a result (idem's {@code lookupFirst}), by hand: one SELECT of the key's
+   * row in auto-commit mode, without a lock, that answers a retry whose response is written; on a miss,
+   * {@link #placeOrderCompletedAfter}'s transaction on the same connection.
+   */
+  OrderReceipt placeOrderReadFirst(String requestKey, PlaceOrder order) throws SQLException {
+    try (Connection connection = dataSource.getConnection()) {
+      try (PreparedStatement select = connection.prepareStatement(
+          "SELECT order_id, total_cents FROM " + keyTable.table + " WHERE " + keyTable.byKey)) {
+        select.setString(1, requestKey);
+        try (ResultSet row = select.executeQuery()) {
+          if (row.next() && row.getLong(1) != 0) {
+            return new OrderReceipt(row.getLong(1), row.getLong(2));
+          }
+        }
+      }
+      return inTransaction(connection, () -> {
+        if (!claim(connection, requestKey, order, true)) {
           return readEarlier(connection, requestKey);
         }
         OrderReceipt receipt = insertOrder(connection, order);
@@ -124,7 +151,7 @@ abstract class HandWrittenOrders {
    */
   OrderReceipt placeOrderClaimFirst(String requestKey, PlaceOrder order) throws SQLException {
     try (Connection connection = dataSource.getConnection()) {
-      if (!claim(connection, requestKey, placeholder(order))) {
+      if (!claim(connection, requestKey, order, true)) {
         return readEarlier(connection, requestKey);
       }
       return inTransaction(connection, () -> {
@@ -175,10 +202,6 @@ abstract class HandWrittenOrders {
   }
 
   /** The key's row before its response is known: the floors claim it first and write the response after the work. */
-  private static PlaceOrder placeholder(PlaceOrder order) {
-    return new PlaceOrder(0, order.customerId(), order.sku(), 0, 0);
-  }
-
   private void writeResponse(Connection connection, String requestKey, OrderReceipt receipt) throws SQLException {
     try (PreparedStatement complete = connection.prepareStatement("UPDATE " + keyTable.table
         + " SET order_id = ?, total_cents = ? WHERE " + keyTable.byKey)) {
@@ -190,22 +213,29 @@ abstract class HandWrittenOrders {
   }
 
   /** @return true if this transaction inserted the key, false if it was there already */
-  abstract boolean claim(Connection connection, String requestKey, PlaceOrder order) throws SQLException;
+  abstract boolean claim(Connection connection, String requestKey, PlaceOrder order, boolean pending)
+      throws SQLException;
 
   String selectEarlierSql() {
     return "SELECT order_id, total_cents FROM " + keyTable.table + " WHERE " + keyTable.byKey;
   }
 
-  boolean insertKey(Connection connection, String sql, String requestKey, PlaceOrder order)
+  /**
+   * Inserts the key's row: with the response ({@code pending} false) or with none yet (order id and total 0, written
+   * by an UPDATE after the work). In idem_record's shape, with the payload's fingerprint, computed as idem computes
+   * it: a reused key with another payload can only be refused by comparing it.
+   */
+  boolean insertKey(Connection connection, String sql, String requestKey, PlaceOrder order, boolean pending)
       throws SQLException {
     try (PreparedStatement insert = connection.prepareStatement(sql)) {
       long now = System.currentTimeMillis();
       insert.setString(1, requestKey);
-      insert.setLong(2, order.orderId());
-      insert.setLong(3, order.totalCents());
+      insert.setLong(2, pending ? 0 : order.orderId());
+      insert.setLong(3, pending ? 0 : order.totalCents());
       insert.setLong(4, now);
       if (keyTable == KeyTable.IDEM_SHAPED) {
-        insert.setLong(5, now + 86_400_000L);
+        insert.setString(5, HandWrittenReplay.fingerprint(order));
+        insert.setLong(6, now + 86_400_000L);
       }
       return insert.executeUpdate() == 1;
     }
@@ -238,9 +268,9 @@ abstract class HandWrittenOrders {
     }
 
     @Override
-    boolean claim(Connection connection, String requestKey, PlaceOrder order) throws SQLException {
+    boolean claim(Connection connection, String requestKey, PlaceOrder order, boolean pending) throws SQLException {
       // A duplicate-key error would abort the whole PostgreSQL transaction; DO NOTHING reports 0 rows instead.
-      return insertKey(connection, claim, requestKey, order);
+      return insertKey(connection, claim, requestKey, order, pending);
     }
   }
 
@@ -253,8 +283,8 @@ abstract class HandWrittenOrders {
     }
 
     @Override
-    boolean claim(Connection connection, String requestKey, PlaceOrder order) throws SQLException {
-      return insertKey(connection, claim, requestKey, order);
+    boolean claim(Connection connection, String requestKey, PlaceOrder order, boolean pending) throws SQLException {
+      return insertKey(connection, claim, requestKey, order, pending);
     }
 
     @Override
@@ -273,10 +303,10 @@ abstract class HandWrittenOrders {
     }
 
     @Override
-    boolean claim(Connection connection, String requestKey, PlaceOrder order) throws SQLException {
+    boolean claim(Connection connection, String requestKey, PlaceOrder order, boolean pending) throws SQLException {
       // H2 rolls back only the failed statement, so the duplicate can be caught and the transaction goes on.
       try {
-        return insertKey(connection, claim, requestKey, order);
+        return insertKey(connection, claim, requestKey, order, pending);
       } catch (SQLException e) {
         if ("23505".equals(e.getSQLState())) {
           return false;

@@ -74,7 +74,7 @@ final class HandWrittenReplay {
   }
 
   /** SHA-256 of the canonical JSON {@code {"command": order}}, fed to the digest as it is written, in hex. */
-  private static String fingerprint(PlaceOrder order) {
+  static String fingerprint(PlaceOrder order) {
     MessageDigest sha256;
     try {
       sha256 = MessageDigest.getInstance("SHA-256");

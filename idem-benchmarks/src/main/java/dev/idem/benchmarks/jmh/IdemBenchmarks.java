@@ -149,6 +149,20 @@ public class IdemBenchmarks {
   }
 
   @Benchmark
+  public OrderReceipt idemTransactionalLookupFirst(Db db, Caller caller) {
+    long n = caller.next();
+    return db.operations.idemTransactionalLookupFirst(Operations.freshKey(caller.threadIndex, n),
+        Operations.order(Operations.freshOrderId(caller.threadIndex, n)));
+  }
+
+  @Benchmark
+  public OrderReceipt handWrittenReadFirst(Db db, Caller caller) throws SQLException {
+    long n = caller.next();
+    return db.operations.handWrittenReadFirst(Operations.freshKey(caller.threadIndex, n),
+        Operations.order(Operations.freshOrderId(caller.threadIndex, n)));
+  }
+
+  @Benchmark
   public OrderReceipt idemTransactional(Db db, Caller caller) {
     long n = caller.next();
     return db.operations.idemTransactional(Operations.freshKey(caller.threadIndex, n),
@@ -188,6 +202,13 @@ public class IdemBenchmarks {
     long n = caller.next();
     return db.operations.idemReplay(Operations.replayKey(caller.threadIndex, n),
         Operations.order(Operations.replayOrderId(caller.threadIndex, n)));
+  }
+
+  @Benchmark
+  public OrderReceipt idemReplayLookupFirst(Db db, CompletedKeys keys, Caller caller) {
+    long n = caller.next();
+    return db.operations.idemReplayLookupFirst(Operations.replayKey(caller.threadIndex, n),
+        Operations.order(Operations.lookupReplayOrderId(caller.threadIndex, n)));
   }
 
   @Benchmark

@@ -24,6 +24,11 @@ final class JdbcBenchOrders implements BenchOrders {
   }
 
   @Override
+  public OrderReceipt placeOrderLookingUp(String requestId, PlaceOrder command) {
+    return placeOrder(requestId, command);
+  }
+
+  @Override
   public void recordOrder(String requestId, PlaceOrder command) {
     write(command);
   }

@@ -14,10 +14,15 @@ public enum Operation {
   IDEM_TRANSACTIONAL_VOID("idemTransactionalVoid", "(3) idem TRANSACTIONAL, first execution, void"),
   IDEM_TRANSACTIONAL_VOID_PROMISED("idemTransactionalVoidPromised",
       "(3b) idem TRANSACTIONAL, first execution, void, opt-in bodiesNeverCommitImplicitly"),
+  IDEM_TRANSACTIONAL_LOOKUP_FIRST("idemTransactionalLookupFirst",
+      "(3c) idem TRANSACTIONAL, first execution, stores a result, lookupFirst"),
   IDEM_CLAIM("idemClaim", "(4) idem CLAIM, first execution, stores a result"),
   HAND_WRITTEN_COMPLETED_AFTER("handWrittenCompletedAfter",
       "(2c) floor of a stored result: hand-written, the key claimed first in the idem_record-shaped table, the"
           + " response written by an UPDATE after the business write, one commit"),
+  HAND_WRITTEN_READ_FIRST("handWrittenReadFirst",
+      "(2e) floor of a read-first stored result: hand-written, one SELECT of the key in auto-commit, then (2c) on a"
+          + " miss"),
   HAND_WRITTEN_CLAIM_FIRST("handWrittenClaimFirst",
       "(4b) floor of CLAIM: hand-written, the key committed first in the idem_record-shaped table, then work +"
           + " completion + commit"),
@@ -25,6 +30,7 @@ public enum Operation {
   HAND_WRITTEN_REPLAY("handWrittenReplay",
       "(5b) floor of a replay: hand-written, one SELECT of idem's record in auto-commit, the payload's fingerprint"
           + " checked, the stored JSON read into the result"),
+  IDEM_REPLAY_LOOKUP_FIRST("idemReplayLookupFirst", "(5c) idem replay of a completed key, no cache, lookupFirst"),
   IDEM_REPLAY_CACHED("idemReplayCached", "(5) idem replay of a completed key, local cache"),
   TRANSITION_APPLIED("transitionApplied", "(6) idem state transition applied"),
   TRANSITION_REPEATED("transitionRepeated", "(6) idem state transition repeated");
@@ -62,8 +68,10 @@ public enum Operation {
       case IDEM_TRANSACTIONAL -> HAND_WRITTEN_COMPLETED_AFTER;
       // The claim committed before the work, then work and response in a second commit.
       case IDEM_CLAIM -> HAND_WRITTEN_CLAIM_FIRST;
+      // Read first: the read in auto-commit, then on a miss the floor of a stored result.
+      case IDEM_TRANSACTIONAL_LOOKUP_FIRST -> HAND_WRITTEN_READ_FIRST;
       // A read of the stored response by key, the payload's fingerprint checked.
-      case IDEM_REPLAY -> HAND_WRITTEN_REPLAY;
+      case IDEM_REPLAY, IDEM_REPLAY_LOOKUP_FIRST -> HAND_WRITTEN_REPLAY;
       default -> null;
     };
   }

@@ -86,6 +86,11 @@ final class Operations {
     return 9_000_000_000_000_000L + threadIndex * (long) REPLAY_KEYS_PER_THREAD + counter % REPLAY_KEYS_PER_THREAD;
   }
 
+  /** The order ids of the lookupFirst command's completed keys: their own orders, apart from the others'. */
+  static long lookupReplayOrderId(int threadIndex, long counter) {
+    return replayOrderId(threadIndex, counter) + 100_000_000_000_000L;
+  }
+
   /**
    * One call of {@code operation}, as its {@link IdemBenchmarks} method makes it: for first executions a fresh key
    * and order id from the thread index and its counter {@code n}; for replays one of the thread index's completed
@@ -114,10 +119,14 @@ final class Operations {
         idemTransactionalVoidPromised(key, order);
         yield null;
       }
+      case IDEM_TRANSACTIONAL_LOOKUP_FIRST -> idemTransactionalLookupFirst(key, order);
+      case HAND_WRITTEN_READ_FIRST -> handWrittenReadFirst(key, order);
       case IDEM_CLAIM -> idemClaim(key, order);
       case HAND_WRITTEN_CLAIM_FIRST -> handWrittenClaimFirst(key, order);
       case IDEM_REPLAY -> idemReplay(replayKey(threadIndex, n), order(replayOrderId(threadIndex, n)));
       case HAND_WRITTEN_REPLAY -> handWrittenReplay(replayKey(threadIndex, n), order(replayOrderId(threadIndex, n)));
+      case IDEM_REPLAY_LOOKUP_FIRST ->
+          idemReplayLookupFirst(replayKey(threadIndex, n), order(lookupReplayOrderId(threadIndex, n)));
       case IDEM_REPLAY_CACHED -> idemReplayCached(replayKey(threadIndex, n), order(replayOrderId(threadIndex, n)));
       case TRANSITION_APPLIED -> transitionApplied(threadIndex, n);
       case TRANSITION_REPEATED -> transitionRepeated(threadIndex);
@@ -197,6 +206,16 @@ final class Operations {
     promisingOrders.recordOrder(key, order);
   }
 
+  /** {@link #idemTransactional} reading the key's record first ({@code lookupFirst}); no result cache. */
+  OrderReceipt idemTransactionalLookupFirst(String key, PlaceOrder order) {
+    return uncachedOrders.placeOrderLookingUp(key, order);
+  }
+
+  /** The floor of {@link #idemTransactionalLookupFirst}: one read in auto-commit, then (2c) on a miss. */
+  OrderReceipt handWrittenReadFirst(String key, PlaceOrder order) throws SQLException {
+    return handWrittenIdemShaped.placeOrderReadFirst(key, order);
+  }
+
   // ---- (4) idem CLAIM: the claim commits on its own, then the body and the completion in a second transaction.
 
   OrderReceipt idemClaim(String key, PlaceOrder order) {
@@ -226,6 +245,7 @@ final class Operations {
       runtime.runInTransaction(connection -> {
         for (int i = 0; i < REPLAY_KEYS_PER_THREAD; i++) {
           orders.placeOrder(replayKey(threadIndex, i), order(replayOrderId(threadIndex, i)));
+          orders.placeOrderLookingUp(replayKey(threadIndex, i), order(lookupReplayOrderId(threadIndex, i)));
         }
       });
     }
@@ -238,6 +258,11 @@ final class Operations {
   /** The floor of {@link #idemReplay}: see {@link HandWrittenReplay}. */
   OrderReceipt handWrittenReplay(String key, PlaceOrder order) throws SQLException {
     return handWrittenReplay.replay(key, order);
+  }
+
+  /** A replay read before the claim ({@code lookupFirst}): one SELECT in auto-commit, no transaction. */
+  OrderReceipt idemReplayLookupFirst(String key, PlaceOrder order) {
+    return uncachedOrders.placeOrderLookingUp(key, order);
   }
 
   /** Answered from the local cache once the key was seen (the first round through the keys fills it). */

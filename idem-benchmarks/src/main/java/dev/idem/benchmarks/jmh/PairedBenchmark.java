@@ -37,7 +37,9 @@ public final class PairedBenchmark {
       Operation.HAND_WRITTEN_IDEM_SHAPED, Operation.HAND_WRITTEN_STATEMENT_TRANSACTION,
       Operation.HAND_WRITTEN_COMPLETED_AFTER, Operation.IDEM_TRANSACTIONAL,
       Operation.IDEM_TRANSACTIONAL_VOID, Operation.IDEM_TRANSACTIONAL_VOID_PROMISED, Operation.IDEM_CLAIM,
-      Operation.HAND_WRITTEN_CLAIM_FIRST, Operation.IDEM_REPLAY, Operation.HAND_WRITTEN_REPLAY);
+      Operation.HAND_WRITTEN_CLAIM_FIRST, Operation.IDEM_REPLAY, Operation.HAND_WRITTEN_REPLAY,
+      Operation.HAND_WRITTEN_READ_FIRST, Operation.IDEM_TRANSACTIONAL_LOOKUP_FIRST,
+      Operation.IDEM_REPLAY_LOOKUP_FIRST);
 
   /** How a run is shaped. */
   public record Settings(List<Operation> variants, List<Integer> threads, int blockMillis, int rounds,

@@ -76,7 +76,7 @@ public final class MarkdownReport {
   /** The idem paths judged against their floors ({@link Operation#floor()}), in report order. */
   private static final List<Operation> JUDGED_PATHS = List.of(Operation.IDEM_TRANSACTIONAL_VOID,
       Operation.IDEM_TRANSACTIONAL_VOID_PROMISED, Operation.IDEM_TRANSACTIONAL, Operation.IDEM_CLAIM,
-      Operation.IDEM_REPLAY);
+      Operation.IDEM_REPLAY, Operation.IDEM_TRANSACTIONAL_LOOKUP_FIRST, Operation.IDEM_REPLAY_LOOKUP_FIRST);
 
   private void targets() {
     line("## Targets");

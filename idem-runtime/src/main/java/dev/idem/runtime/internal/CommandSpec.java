@@ -51,13 +51,16 @@ public final class CommandSpec<T> {
   private final boolean derivedKey;
   /** Where the command's records live ({@code @IdempotentCommand(store = …)}). */
   private final Store store;
+  /** Whether a call outside any transaction reads the key's record before claiming it. */
+  private final boolean lookupFirst;
   /** What makes two specs the same command, for {@link #sameCommandAs}; computed once. */
   private final String identity;
 
   private CommandSpec(String scope, ResultType<T> resultType, String resultShape, long retentionMillis,
       List<String> keyPartNames, List<String> payloadNames, String declaredBy, Mode mode, long leaseMillis,
       InFlight onInFlight, long waitTimeoutMillis, List<ReplayableFailure<?>> replayOn, KeyTime keyTime,
-      ExpiredLease onExpiredLease, UndeclaredFailure onUndeclaredFailure, Store store, boolean derivedKey) {
+      ExpiredLease onExpiredLease, UndeclaredFailure onUndeclaredFailure, Store store, boolean derivedKey,
+      boolean lookupFirst) {
     this.scope = checkScope(scope);
     this.derivedKey = derivedKey;
     if (derivedKey && keyTime != KeyTime.NONE) {
@@ -69,6 +72,10 @@ public final class CommandSpec<T> {
       throw new IllegalArgumentException("store REDIS needs mode CLAIM, no keyTime, onExpiredLease TAKE_OVER and"
           + " onUndeclaredFailure RELEASE (parking and day partitions need the database's records)");
     }
+    if (lookupFirst && store != Store.DATABASE) {
+      throw new IllegalArgumentException("lookupFirst reads the key's database record: it needs store DATABASE");
+    }
+    this.lookupFirst = lookupFirst;
     this.keyTime = Objects.requireNonNull(keyTime, "keyTime");
     this.resultType = Objects.requireNonNull(resultType, "resultType");
     this.retentionMillis = positive(retentionMillis, "retention");
@@ -105,7 +112,7 @@ public final class CommandSpec<T> {
   public CommandSpec<T> withKeyTime(KeyTime keyTime) {
     return new CommandSpec<>(scope, resultType, resultShape, retentionMillis, keyPartNames, payloadNames, declaredBy,
         mode, leaseMillis, onInFlight, waitTimeout.toMillis(), replayOn, keyTime, onExpiredLease,
-        onUndeclaredFailure, store, derivedKey);
+        onUndeclaredFailure, store, derivedKey, lookupFirst);
   }
 
   /**
@@ -120,7 +127,7 @@ public final class CommandSpec<T> {
   public CommandSpec<T> inStore(Store store) {
     return new CommandSpec<>(scope, resultType, resultShape, retentionMillis, keyPartNames, payloadNames, declaredBy,
         mode, leaseMillis, onInFlight, waitTimeout.toMillis(), replayOn, keyTime, onExpiredLease,
-        onUndeclaredFailure, store, derivedKey);
+        onUndeclaredFailure, store, derivedKey, lookupFirst);
   }
 
   /**
@@ -133,7 +140,26 @@ public final class CommandSpec<T> {
   public CommandSpec<T> derivingKey() {
     return new CommandSpec<>(scope, resultType, resultShape, retentionMillis, keyPartNames, payloadNames, declaredBy,
         mode, leaseMillis, onInFlight, waitTimeout.toMillis(), replayOn, keyTime, onExpiredLease,
-        onUndeclaredFailure, store, true);
+        onUndeclaredFailure, store, true, lookupFirst);
+  }
+
+  /**
+   * This command reading the key's record before claiming it, as generated code declares a command with
+   * {@code @IdempotentCommand(lookupFirst = true)}: a retry of a completed key replays from that one read, a first
+   * execution pays it on top of the claim.
+   *
+   * @return a copy of this spec that looks up first
+   * @throws IllegalArgumentException if the command's records are not in the database
+   */
+  public CommandSpec<T> lookingUpFirst() {
+    return new CommandSpec<>(scope, resultType, resultShape, retentionMillis, keyPartNames, payloadNames, declaredBy,
+        mode, leaseMillis, onInFlight, waitTimeout.toMillis(), replayOn, keyTime, onExpiredLease,
+        onUndeclaredFailure, store, derivedKey, true);
+  }
+
+  /** @return whether a call outside any transaction reads the key's record before claiming it */
+  public boolean lookupFirst() {
+    return lookupFirst;
   }
 
   /** @return whether the key is derived from the caller's identity and the payload's fingerprint */
@@ -173,7 +199,7 @@ public final class CommandSpec<T> {
     return new CommandSpec<>(scope, resultType, resultShape, retentionMillis, names(keyParts, "key part"),
         names(payload, "payload"), Objects.requireNonNull(declaredBy, "declaredBy"), Mode.TRANSACTIONAL,
         DEFAULT_LEASE_MILLIS, InFlight.FAIL, DEFAULT_WAIT_TIMEOUT_MILLIS, replayable(replayOn), KeyTime.NONE,
-        ExpiredLease.TAKE_OVER, UndeclaredFailure.RELEASE, Store.DATABASE, false);
+        ExpiredLease.TAKE_OVER, UndeclaredFailure.RELEASE, Store.DATABASE, false, false);
   }
 
   /**
@@ -200,7 +226,7 @@ public final class CommandSpec<T> {
     return new CommandSpec<>(scope, resultType, resultShape, retentionMillis, names(keyParts, "key part"),
         names(payload, "payload"), Objects.requireNonNull(declaredBy, "declaredBy"), Mode.CLAIM, leaseMillis,
         onInFlight, waitTimeoutMillis, replayable(replayOn), KeyTime.NONE, ExpiredLease.TAKE_OVER,
-        UndeclaredFailure.RELEASE, Store.DATABASE, false);
+        UndeclaredFailure.RELEASE, Store.DATABASE, false, false);
   }
 
   /**
@@ -217,7 +243,7 @@ public final class CommandSpec<T> {
     }
     return new CommandSpec<>(scope, resultType, resultShape, retentionMillis, keyPartNames, payloadNames,
         declaredBy, mode, leaseMillis, onInFlight, waitTimeout.toMillis(), replayOn, keyTime, expiredLease,
-        undeclaredFailure, store, derivedKey);
+        undeclaredFailure, store, derivedKey, lookupFirst);
   }
 
   private static String checkScope(String scope) {
@@ -462,6 +488,7 @@ public final class CommandSpec<T> {
     private KeyTime keyTime = KeyTime.NONE;
     private Store store = Store.DATABASE;
     private boolean derivedKey;
+    private boolean lookupFirst;
 
     private Builder(String scope, ResultType<T> resultType) {
       this.scope = checkScope(scope);
@@ -617,7 +644,19 @@ public final class CommandSpec<T> {
     public CommandSpec<T> build() {
       return new CommandSpec<>(scope, resultType, resultShape, retentionMillis, keyPartNames, payloadNames,
           declaredBy, mode, leaseMillis, onInFlight, waitTimeoutMillis, List.copyOf(replayOn), keyTime,
-          onExpiredLease, onUndeclaredFailure, store, derivedKey);
+          onExpiredLease, onUndeclaredFailure, store, derivedKey, lookupFirst);
+    }
+
+    /**
+     * Whether a call that starts outside any transaction reads the key's record before claiming it, so that a retry
+     * of a completed key replays from that one read. Default false.
+     *
+     * @param lookupFirst true to read first
+     * @return this builder
+     */
+    public Builder<T> lookupFirst(boolean lookupFirst) {
+      this.lookupFirst = lookupFirst;
+      return this;
     }
 
     /**

@@ -71,6 +71,7 @@ public final class IdemEngine {
   private final TransactionManager transactions;
   private final TransactionalExecutor transactional;
   private final ClaimExecutor claims;
+  private final RecordLookup lookup;
   private final BatchExecutor batches;
   /** Runs {@code store = REDIS} commands; null when the runtime has no {@link RecordStore}. */
   private final RecordStoreExecutor storeCommands;
@@ -126,6 +127,7 @@ public final class IdemEngine {
     this.transactional = new TransactionalExecutor(transactions, records, dialect, results, clock, listener, cache,
         settings.bodiesNeverCommitImplicitly() || !dialect.commitsImplicitly());
     this.claims = new ClaimExecutor(transactions, dialect, tableName, results, clock, listener, cache);
+    this.lookup = new RecordLookup(transactions, records, clock);
     this.batches = new BatchExecutor(transactions, records, dialect, tableName, keys, clock, listener, frontTier);
     this.storeCommands = settings.recordStore() == null ? null
         : new RecordStoreExecutor(settings.recordStore(), results, clock, listener);
@@ -385,6 +387,14 @@ public final class IdemEngine {
   }
 
   private <T> Outcome<T> execute(CommandSpec<T> spec, String key, String fingerprint, CommandBody<T> body) {
+    if (spec.lookupFirst() && lookup.applies()) {
+      CompletedRecord completed = lookup.completed(spec.scope(), key);
+      if (completed != null) {
+        // Committed, as a replay the executors read: cached (and published to the front tier) like theirs.
+        cache.put(spec.scope(), key, completed);
+        return replayCached(spec, key, fingerprint, completed, false);
+      }
+    }
     if (spec.mode() == Mode.CLAIM) {
       return claims.execute(spec, key, fingerprint, body);
     }

@@ -33,6 +33,7 @@ final class RecordStatements {
   /** The claim of a key filed under the day its id carries; null where the layout does not file by key time. */
   private final String keyTimeClaimSql;
   private final String selectSql;
+  private final String lookupSql;
   private final String takeOverSql;
   private final String storeResultSql;
   /** Null where the dialect cannot commit with the completion. */
@@ -49,6 +50,7 @@ final class RecordStatements {
     this.claimSql = dialect.claimSql(table);
     this.keyTimeClaimSql = dialect.keyTimeClaimSql(table);
     this.selectSql = dialect.selectSql(table);
+    this.lookupSql = dialect.lookupSql(table);
     this.takeOverSql = dialect.takeOverSql(table);
     this.storeResultSql = dialect.storeResultSql(table);
     this.storeResultAndCommitSql = dialect.storeResultAndCommitSql(table);
@@ -80,7 +82,16 @@ final class RecordStatements {
 
   /** The latest committed record of the key, or null. */
   Stored read(Connection connection, String scope, String key) throws SQLException {
-    try (PreparedStatement select = connection.prepareStatement(selectSql)) {
+    return read(connection, selectSql, scope, key);
+  }
+
+  /** The same without a lock, for a read outside any transaction ({@link RecordLookup}). */
+  Stored lookup(Connection connection, String scope, String key) throws SQLException {
+    return read(connection, lookupSql, scope, key);
+  }
+
+  private static Stored read(Connection connection, String sql, String scope, String key) throws SQLException {
+    try (PreparedStatement select = connection.prepareStatement(sql)) {
       select.setString(1, scope);
       select.setString(2, key);
       try (ResultSet rs = select.executeQuery()) {

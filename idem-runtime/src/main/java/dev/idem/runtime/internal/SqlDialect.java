@@ -570,6 +570,15 @@ abstract class SqlDialect {
   }
 
   /**
+   * SQL reading the latest committed record of a key without locking it, for a {@code lookupFirst} command's read
+   * before its claim (in auto-commit mode: it must never wait for a competitor's uncommitted claim); the columns and
+   * parameters of {@link #selectSql}. The same statement where that one takes no lock.
+   */
+  String lookupSql(String table) {
+    return selectSql(table);
+  }
+
+  /**
    * SQL reusing an expired record, guarded by its old expiry so that only one caller wins; parameters:
    * fingerprint, state (PENDING for a command, COMPLETED for a batch), created_at, expires_at, scope, key, the
    * expires_at seen.
@@ -1553,6 +1562,11 @@ abstract class SqlDialect {
     }
 
     @Override
+    String lookupSql(String table) {
+      return super.selectSql(table);
+    }
+
+    @Override
     BatchStatements batchStatements(String table) {
       return new BatchStatements.RowBound(this, table);
     }
@@ -1983,6 +1997,12 @@ abstract class SqlDialect {
     String selectSql(String table) {
       return latestOf("state, fingerprint, result, error_type, expires_at, result_shape, created_at", table,
           LOCKING_READ);
+    }
+
+    /** The same latest record, without the lock. */
+    @Override
+    String lookupSql(String table) {
+      return latestOf("state, fingerprint, result, error_type, expires_at, result_shape, created_at", table, "");
     }
 
     /** The latest record of the key, of all days (and of the table switched from). */

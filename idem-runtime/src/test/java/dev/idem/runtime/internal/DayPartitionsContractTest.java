@@ -117,6 +117,40 @@ abstract class DayPartitionsContractTest extends DatabaseContract {
   }
 
   /** The data source the day-partitioned runtimes use (a subclass may set their isolation level). */
+  @Test
+  void aLookupFirstReadFindsTheLatestRecordOfAnyDayAndOfTheTableSwitchedFrom() {
+    CommandSpec<String> payLookingUp = CommandSpec.builder("Payments.payLookingUp", ResultType.of(String.class))
+        .retention(WINDOW).keyParts("id").payload("amount").lookupFirst(true).build();
+    database.execute("DROP TABLE IF EXISTS lookup_legacy_record", "DROP TABLE IF EXISTS lookup_switched_record");
+    AtomicInteger runs = new AtomicInteger();
+    java.util.function.BiFunction<IdemRuntime, String, String> pay = (on, id) -> IdemEngine.of(on)
+        .execute(payLookingUp, new Object[] {id}, new Object[] {7}, () -> "paid (run " + runs.incrementAndGet() + ")");
+    try (IdemRuntime oneTable = IdemRuntime.builder().dataSource(database.dataSource())
+        .tableName("lookup_legacy_record").clock(clock).databaseTime(false).resultCache(false).build()) {
+      oneTable.createSchema();
+      assertEquals("paid (run 1)", pay.apply(oneTable, "old"));
+    }
+    dev.idem.testing.CountingDataSource counted = new dev.idem.testing.CountingDataSource(runtimeDataSource());
+    try (IdemRuntime switched = builder(clock).dataSource(counted).tableName("lookup_switched_record")
+        .switchingFrom("lookup_legacy_record").resultCache(false).build()) {
+      switched.createSchema();
+      counted.reset();
+      assertEquals("paid (run 1)", pay.apply(switched, "old"), "replayed from the table switched from");
+      assertEquals(1, counted.statementsExecuted(), "by the read alone: " + counted.executedSql());
+      assertEquals("paid (run 2)", pay.apply(switched, "new"));
+      clock.advance(Duration.ofSeconds(1)); // past midnight: the record lies in yesterday's partition
+      counted.reset();
+      assertEquals("paid (run 2)", pay.apply(switched, "new"), "replayed from yesterday's partition");
+      assertEquals(1, counted.statementsExecuted(), "by the read alone: " + counted.executedSql());
+      assertThrows(IdempotencyKeyReusedException.class, () -> IdemEngine.of(switched).execute(payLookingUp,
+          new Object[] {"new"}, new Object[] {8}, () -> "paid again (run " + runs.incrementAndGet() + ")"));
+      assertEquals(2, runs.get());
+      assertTrue(events.stream().filter(event -> event.startsWith("replayed")).count() >= 2, events.toString());
+    } finally {
+      database.execute("DROP TABLE lookup_legacy_record", "DROP TABLE lookup_switched_record");
+    }
+  }
+
   protected javax.sql.DataSource runtimeDataSource() {
     return database.dataSource();
   }
