@@ -405,6 +405,23 @@ public final class PairedBenchmark {
           x.database(), x.threads(), x.operation().method(), x.medianRate(), x.medianRatio(), ci[0], ci[1],
           x.medianCpuMicros(), x.medianAllocatedBytes()));
     }
+    // The verdicts: each judged idem path over its same-guarantee floor, where both ran.
+    boolean header = false;
+    for (Series x : result.series()) {
+      Operation floor = x.operation().floor();
+      RoundRatios over = floor == null ? null : result.ratiosOver(x.operation(), floor, x.database(), x.threads());
+      if (over == null) {
+        continue;
+      }
+      if (!header) {
+        out.append(String.format(Locale.ROOT, "%nidem over its same-guarantee floor, per round (median, bootstrap 95%%"
+            + " interval of the median)%n"));
+        header = true;
+      }
+      double[] ci = over.interval();
+      out.append(String.format(Locale.ROOT, "%-12s %4d %-30s over %-26s %8.3f %8.3f-%-8.3f%n", x.database(),
+          x.threads(), x.operation().method(), floor.method(), over.median(), ci[0], ci[1]));
+    }
     return out.toString();
   }
 }
