@@ -9,6 +9,7 @@ import dev.idem.integration.lookups.Deliveries.Refused;
 import dev.idem.runtime.IdemRuntime;
 import dev.idem.runtime.IdempotencyInProgressException;
 import dev.idem.runtime.IdempotencyKeyReusedException;
+import dev.idem.runtime.IdempotencyStoreException;
 import dev.idem.testing.CountingDataSource.Counts;
 import dev.idem.testing.DatabaseContract;
 import java.time.Duration;
@@ -200,6 +201,38 @@ abstract class LookupFirstContractTest extends DatabaseContract {
       assertEquals(1, executions.get(), "round " + round);
       assertEquals(Set.of(new Receipt(key, "paid", 1)), results);
     }
+  }
+
+  @Test
+  void aReadThatFailsLeavesTheCallToTheClaimWhichReportsTheFault() {
+    IdemRuntime withoutTable = IdemRuntime.builder().dataSource(counting).clock(clock).databaseTime(false)
+        .resultCache(false).tableName("lookup_missing_record").build();
+    Deliveries onMissingTable = new Deliveries_Idempotent(new Deliveries() {
+      @Override
+      public Receipt receive(String deliveryId, String body) {
+        return new Receipt(deliveryId, body, executions.incrementAndGet());
+      }
+
+      @Override
+      public Receipt forward(String deliveryId, String body) {
+        throw new AssertionError("not called");
+      }
+
+      @Override
+      public void acknowledge(String deliveryId) {
+        throw new AssertionError("not called");
+      }
+    }, withoutTable);
+    counting.reset();
+
+    IdempotencyStoreException failure =
+        assertThrows(IdempotencyStoreException.class, () -> onMissingTable.receive("d-10", "paid"));
+
+    assertTrue(failure.getMessage().contains("lookup_missing_record does not exist"), failure.getMessage());
+    assertTrue(failure.getMessage().contains("createSchema()"), failure.getMessage());
+    assertEquals(0, executions.get());
+    assertEquals(2, counting.connectionsObtained(), "the failed read's connection, then the claim's transaction's");
+    withoutTable.close();
   }
 
   @Test
