@@ -5,8 +5,9 @@ import java.security.MessageDigest;
 import java.security.NoSuchAlgorithmException;
 import java.util.ArrayList;
 import java.util.Comparator;
-import java.util.HexFormat;
+import java.util.HashMap;
 import java.util.HashSet;
+import java.util.HexFormat;
 import java.util.LinkedHashMap;
 import java.util.LinkedHashSet;
 import java.util.List;
@@ -214,8 +215,25 @@ final class CodecTypeReader {
     private final Map<String, Creator> creators = new TreeMap<>();
     private Problem problem;
 
+    /**
+     * Per type, its methods as {@code Elements.getAllMembers} lists them and its instance fields: a record's
+     * properties, each of its components' Jackson annotations and its setters all ask again for the same type, and
+     * javac assembles {@code getAllMembers} anew on every call. Kept for one walk only, as javac renews the symbols
+     * of source types between rounds.
+     */
+    private final Map<TypeElement, List<ExecutableElement>> methodsByType = new HashMap<>();
+    private final Map<TypeElement, Map<String, VariableElement>> fieldsByType = new HashMap<>();
+
     Walk(Use use) {
       this.use = use;
+    }
+
+    private List<ExecutableElement> methodsOf(TypeElement element) {
+      return methodsByType.computeIfAbsent(element, type -> ElementFilter.methodsIn(elements.getAllMembers(type)));
+    }
+
+    private Map<String, VariableElement> fieldsOf(TypeElement element) {
+      return fieldsByType.computeIfAbsent(element, CodecTypeReader.this::instanceFields);
     }
 
     private String fail(String path, String reason, String fix) {
@@ -408,7 +426,7 @@ final class CodecTypeReader {
     /** Name to type of every property the codec writes, in declaration order; a problem for hidden state. */
     private Map<String, TypeMirror> properties(DeclaredType type, TypeElement element, String path) {
       Map<String, TypeMirror> properties = new LinkedHashMap<>();
-      Map<String, VariableElement> fields = instanceFields(element);
+      Map<String, VariableElement> fields = fieldsOf(element);
       if (element.getKind() == ElementKind.RECORD) {
         for (RecordComponentElement component : element.getRecordComponents()) {
           properties.put(component.getSimpleName().toString(),
@@ -420,7 +438,7 @@ final class CodecTypeReader {
           properties.putIfAbsent(field.getSimpleName().toString(), types.asMemberOf(type, field));
         }
       }
-      for (ExecutableElement method : ElementFilter.methodsIn(elements.getAllMembers(element))) {
+      for (ExecutableElement method : methodsOf(element)) {
         if (!method.getModifiers().contains(Modifier.PUBLIC) || method.getModifiers().contains(Modifier.STATIC)
             || !method.getParameters().isEmpty() || method.getReturnType().getKind() == TypeKind.VOID
             || isPlatform(method.getEnclosingElement())) {
@@ -490,7 +508,7 @@ final class CodecTypeReader {
       List<ExecutableElement> constructors = ElementFilter.constructorsIn(element.getEnclosedElements());
       boolean noArgs = constructors.stream().anyMatch(constructor -> constructor.getParameters().isEmpty());
       if (noArgs) {
-        Map<String, VariableElement> fields = instanceFields(element);
+        Map<String, VariableElement> fields = fieldsOf(element);
         for (String property : properties.keySet()) {
           if (!fields.containsKey(property) && !hasSetter(element, property)) {
             fail(path + "." + property, "is written from a getter of " + element.getSimpleName() + ", but there"
@@ -579,9 +597,9 @@ final class CodecTypeReader {
           }
         }
       }
-      Map<String, VariableElement> fields = instanceFields(element);
+      Map<String, VariableElement> fields = fieldsOf(element);
       Optional.ofNullable(fields.get(property)).ifPresent(annotated::add);
-      for (ExecutableElement method : ElementFilter.methodsIn(elements.getAllMembers(element))) {
+      for (ExecutableElement method : methodsOf(element)) {
         if (method.getParameters().isEmpty() && !method.getModifiers().contains(Modifier.STATIC)
             && method.getReturnType().getKind() != TypeKind.VOID && !isPlatform(method.getEnclosingElement())
             && property.equals(propertyOf(method, method.getReturnType(), fields))) {
@@ -592,7 +610,7 @@ final class CodecTypeReader {
     }
 
     private boolean hasSetter(TypeElement element, String property) {
-      return ElementFilter.methodsIn(elements.getAllMembers(element)).stream()
+      return methodsOf(element).stream()
           .anyMatch(method -> method.getSimpleName().contentEquals(setter(property))
               && method.getParameters().size() == 1 && !method.getModifiers().contains(Modifier.STATIC));
     }
