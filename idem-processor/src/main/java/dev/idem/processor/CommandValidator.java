@@ -9,8 +9,11 @@ import dev.idem.processor.CommandMethod.KeyPart;
 import dev.idem.processor.CommandMethod.ReplayedFailure;
 import java.time.Duration;
 import java.time.format.DateTimeParseException;
+import java.util.ArrayDeque;
 import java.util.ArrayList;
 import java.util.Comparator;
+import java.util.Deque;
+import java.util.HashSet;
 import java.util.List;
 import java.util.Map;
 import java.util.Optional;
@@ -622,14 +625,33 @@ final class CommandValidator {
     if (element.getQualifiedName().contentEquals("java.lang.Object")) {
       return "Object (declare the concrete type, so that a retry gets the same type back)";
     }
-    TypeMirror erasure = types.erasure(type);
+    Set<String> supertypes = supertypeNames(type);
     for (Map.Entry<String, String> forbidden : NOT_STORABLE.entrySet()) {
-      Optional<TypeMirror> forbiddenType = jdk.erasure(forbidden.getKey());
-      if (forbiddenType.isPresent() && types.isAssignable(erasure, forbiddenType.get())) {
+      if (supertypes.contains(forbidden.getKey())) {
         return forbidden.getValue();
       }
     }
     return null;
+  }
+
+  /**
+   * The qualified names of the erased type and of all its supertypes: a declared type is assignable to one of the
+   * {@link #NOT_STORABLE} classes and interfaces exactly when that one is among them. Comparing names spares
+   * looking up and completing those JDK types, which a command rarely uses, and a subtype check against each of
+   * them for every command.
+   */
+  private Set<String> supertypeNames(TypeMirror type) {
+    Set<String> names = new HashSet<>();
+    Deque<TypeMirror> pending = new ArrayDeque<>();
+    pending.push(types.erasure(type));
+    while (!pending.isEmpty()) {
+      TypeMirror current = pending.pop();
+      if (current.getKind() == TypeKind.DECLARED
+          && names.add(((TypeElement) ((DeclaredType) current).asElement()).getQualifiedName().toString())) {
+        pending.addAll(types.directSupertypes(current));
+      }
+    }
+    return names;
   }
 
   private static Map<String, String> orderedMap(String... keysAndValues) {
