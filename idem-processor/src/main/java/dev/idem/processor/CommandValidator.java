@@ -9,11 +9,8 @@ import dev.idem.processor.CommandMethod.KeyPart;
 import dev.idem.processor.CommandMethod.ReplayedFailure;
 import java.time.Duration;
 import java.time.format.DateTimeParseException;
-import java.util.ArrayDeque;
 import java.util.ArrayList;
 import java.util.Comparator;
-import java.util.Deque;
-import java.util.HashSet;
 import java.util.List;
 import java.util.Map;
 import java.util.Optional;
@@ -287,7 +284,7 @@ final class CommandValidator {
   private boolean checkFingerprinted(ExecutableElement method, VariableElement parameter, TypeMirror parameterType,
                                      ValidationReport report) {
     String name = parameter.getSimpleName().toString();
-    Optional<Problem> problem = codec.read(parameterType, name, CodecTypeReader.Use.WRITE).failure();
+    Optional<Problem> problem = codec.writeProblem(parameterType, name);
     problem.ifPresent(p -> report.report(Message.PAYLOAD_NOT_FINGERPRINTED, parameter, name, method.getSimpleName(),
         p.path(), p.reason(), p.fix()));
     return problem.isEmpty();
@@ -625,33 +622,14 @@ final class CommandValidator {
     if (element.getQualifiedName().contentEquals("java.lang.Object")) {
       return "Object (declare the concrete type, so that a retry gets the same type back)";
     }
-    Set<String> supertypes = supertypeNames(type);
+    // Names, not isAssignable against each type: see TypeMirrors.supertypeNames.
+    Set<String> supertypes = TypeMirrors.supertypeNames(types, type);
     for (Map.Entry<String, String> forbidden : NOT_STORABLE.entrySet()) {
       if (supertypes.contains(forbidden.getKey())) {
         return forbidden.getValue();
       }
     }
     return null;
-  }
-
-  /**
-   * The qualified names of the erased type and of all its supertypes: a declared type is assignable to one of the
-   * {@link #NOT_STORABLE} classes and interfaces exactly when that one is among them. Comparing names spares
-   * looking up and completing those JDK types, which a command rarely uses, and a subtype check against each of
-   * them for every command.
-   */
-  private Set<String> supertypeNames(TypeMirror type) {
-    Set<String> names = new HashSet<>();
-    Deque<TypeMirror> pending = new ArrayDeque<>();
-    pending.push(types.erasure(type));
-    while (!pending.isEmpty()) {
-      TypeMirror current = pending.pop();
-      if (current.getKind() == TypeKind.DECLARED
-          && names.add(((TypeElement) ((DeclaredType) current).asElement()).getQualifiedName().toString())) {
-        pending.addAll(types.directSupertypes(current));
-      }
-    }
-    return names;
   }
 
   private static Map<String, String> orderedMap(String... keysAndValues) {
