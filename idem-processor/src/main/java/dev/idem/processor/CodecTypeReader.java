@@ -5,8 +5,9 @@ import java.security.MessageDigest;
 import java.security.NoSuchAlgorithmException;
 import java.util.ArrayList;
 import java.util.Comparator;
-import java.util.HexFormat;
+import java.util.HashMap;
 import java.util.HashSet;
+import java.util.HexFormat;
 import java.util.LinkedHashMap;
 import java.util.LinkedHashSet;
 import java.util.List;
@@ -102,6 +103,8 @@ final class CodecTypeReader {
     }
   }
 
+  private static final MessageDigest SHA_256 = newSha256();
+
   /** The shape of a command without a result, and of every batch handler. */
   static final Shape VOID = new Shape("void", hash("void"), List.of(), List.of());
 
@@ -157,13 +160,24 @@ final class CodecTypeReader {
   }
 
   /**
+   * The first problem with writing values of the type, if any: for a fingerprinted payload, which needs no shape
+   * (and so no hash of one).
+   */
+  Optional<Problem> writeProblem(TypeMirror type, String rootPath) {
+    Walk walk = new Walk(Use.WRITE);
+    walk.shape(type, rootPath);
+    return Optional.ofNullable(walk.problem);
+  }
+
+  /**
    * The hash the runtime stores with each record and compares on replay: of the shape's text without enum constants.
    *
    * @param text a shape's text, of this build or of a previous manifest
    * @return 16 hex characters
    */
   static String compatibilityHash(String text) {
-    return hash(ENUM.matcher(text).replaceAll("$1"));
+    // Most shapes name no enum: no need to run the expression over them.
+    return hash(text.contains("enum ") ? ENUM.matcher(text).replaceAll("$1") : text);
   }
 
   /**
@@ -189,17 +203,28 @@ final class CodecTypeReader {
   }
 
   /** Exactly one of {@code shape} and {@code problem}. */
-  record Result(Shape shape, Problem problem) {
+  record Result(Shape shape, Problem problem) {}
 
-    Optional<Problem> failure() {
-      return Optional.ofNullable(problem);
+  static String hash(String text) {
+    byte[] digest = sha256().digest(text.getBytes(StandardCharsets.UTF_8));
+    return HexFormat.of().formatHex(digest, 0, 8);
+  }
+
+  /**
+   * A fresh SHA-256, cloned: {@code MessageDigest.getInstance} searches the security providers on every call, and
+   * a result's shape is hashed for every command. The prototype itself is never updated, so clones are independent.
+   */
+  private static MessageDigest sha256() {
+    try {
+      return (MessageDigest) SHA_256.clone();
+    } catch (CloneNotSupportedException e) {
+      return newSha256(); // a provider whose digest cannot be cloned
     }
   }
 
-  static String hash(String text) {
+  private static MessageDigest newSha256() {
     try {
-      byte[] digest = MessageDigest.getInstance("SHA-256").digest(text.getBytes(StandardCharsets.UTF_8));
-      return HexFormat.of().formatHex(digest, 0, 8);
+      return MessageDigest.getInstance("SHA-256");
     } catch (NoSuchAlgorithmException e) {
       throw new IllegalStateException("every Java platform has SHA-256", e);
     }
@@ -214,8 +239,25 @@ final class CodecTypeReader {
     private final Map<String, Creator> creators = new TreeMap<>();
     private Problem problem;
 
+    /**
+     * Per type, its methods as {@code Elements.getAllMembers} lists them and its instance fields: a record's
+     * properties, each of its components' Jackson annotations and its setters all ask again for the same type, and
+     * javac assembles {@code getAllMembers} anew on every call. Kept for one walk only, as javac renews the symbols
+     * of source types between rounds.
+     */
+    private final Map<TypeElement, List<ExecutableElement>> methodsByType = new HashMap<>();
+    private final Map<TypeElement, Map<String, VariableElement>> fieldsByType = new HashMap<>();
+
     Walk(Use use) {
       this.use = use;
+    }
+
+    private List<ExecutableElement> methodsOf(TypeElement element) {
+      return methodsByType.computeIfAbsent(element, type -> ElementFilter.methodsIn(elements.getAllMembers(type)));
+    }
+
+    private Map<String, VariableElement> fieldsOf(TypeElement element) {
+      return fieldsByType.computeIfAbsent(element, CodecTypeReader.this::instanceFields);
     }
 
     private String fail(String path, String reason, String fix) {
@@ -338,10 +380,9 @@ final class CodecTypeReader {
 
     /** "set" or "map" if values of the type are sorted by a comparator (SortedSet, TreeMap, ...), else null. */
     private String sortedKind(DeclaredType type) {
-      TypeMirror erasure = types.erasure(type);
+      Set<String> supertypes = TypeMirrors.supertypeNames(types, type);
       for (Map.Entry<String, String> sorted : SORTED) {
-        TypeElement sortedType = elements.getTypeElement(sorted.getKey());
-        if (sortedType != null && types.isAssignable(erasure, types.erasure(sortedType.asType()))) {
+        if (supertypes.contains(sorted.getKey())) {
           return sorted.getValue();
         }
       }
@@ -408,7 +449,7 @@ final class CodecTypeReader {
     /** Name to type of every property the codec writes, in declaration order; a problem for hidden state. */
     private Map<String, TypeMirror> properties(DeclaredType type, TypeElement element, String path) {
       Map<String, TypeMirror> properties = new LinkedHashMap<>();
-      Map<String, VariableElement> fields = instanceFields(element);
+      Map<String, VariableElement> fields = fieldsOf(element);
       if (element.getKind() == ElementKind.RECORD) {
         for (RecordComponentElement component : element.getRecordComponents()) {
           properties.put(component.getSimpleName().toString(),
@@ -420,7 +461,7 @@ final class CodecTypeReader {
           properties.putIfAbsent(field.getSimpleName().toString(), types.asMemberOf(type, field));
         }
       }
-      for (ExecutableElement method : ElementFilter.methodsIn(elements.getAllMembers(element))) {
+      for (ExecutableElement method : methodsOf(element)) {
         if (!method.getModifiers().contains(Modifier.PUBLIC) || method.getModifiers().contains(Modifier.STATIC)
             || !method.getParameters().isEmpty() || method.getReturnType().getKind() == TypeKind.VOID
             || isPlatform(method.getEnclosingElement())) {
@@ -490,7 +531,7 @@ final class CodecTypeReader {
       List<ExecutableElement> constructors = ElementFilter.constructorsIn(element.getEnclosedElements());
       boolean noArgs = constructors.stream().anyMatch(constructor -> constructor.getParameters().isEmpty());
       if (noArgs) {
-        Map<String, VariableElement> fields = instanceFields(element);
+        Map<String, VariableElement> fields = fieldsOf(element);
         for (String property : properties.keySet()) {
           if (!fields.containsKey(property) && !hasSetter(element, property)) {
             fail(path + "." + property, "is written from a getter of " + element.getSimpleName() + ", but there"
@@ -537,7 +578,7 @@ final class CodecTypeReader {
       String removal = null;
       String owner = element.getSimpleName() + "." + property;
       for (Element annotated : annotatedAs(element, property)) {
-        Optional<AnnotationMirror> ignore = annotation(annotated, JSON_IGNORE);
+        Optional<AnnotationMirror> ignore = Annotations.find(annotated, JSON_IGNORE);
         if (ignore.isPresent() && !Boolean.FALSE.equals(annotationValue(ignore.get(), "value"))) {
           dropper = "@JsonIgnore on " + owner;
           removal = "@JsonIgnore";
@@ -546,7 +587,7 @@ final class CodecTypeReader {
       }
       for (TypeElement current = element; dropper == null && current != null && !isPlatform(current);
            current = superclassOf(current)) {
-        Optional<AnnotationMirror> ignoreProperties = annotation(current, JSON_IGNORE_PROPERTIES);
+        Optional<AnnotationMirror> ignoreProperties = Annotations.find(current, JSON_IGNORE_PROPERTIES);
         Object listed = ignoreProperties.map(mirror -> annotationValue(mirror, "value")).orElse(null);
         if (listed instanceof List<?> names && names.stream()
             .anyMatch(name -> name instanceof AnnotationValue value && property.equals(value.getValue()))) {
@@ -556,7 +597,7 @@ final class CodecTypeReader {
       }
       TypeMirror type = properties.get(property);
       if (dropper == null && type != null && type.getKind() == TypeKind.DECLARED
-          && annotation(((DeclaredType) type).asElement(), JSON_IGNORE_TYPE).isPresent()) {
+          && Annotations.find(((DeclaredType) type).asElement(), JSON_IGNORE_TYPE).isPresent()) {
         dropper = "@JsonIgnoreType on its type " + ((DeclaredType) type).asElement().getSimpleName();
         removal = "@JsonIgnoreType";
       }
@@ -579,9 +620,9 @@ final class CodecTypeReader {
           }
         }
       }
-      Map<String, VariableElement> fields = instanceFields(element);
+      Map<String, VariableElement> fields = fieldsOf(element);
       Optional.ofNullable(fields.get(property)).ifPresent(annotated::add);
-      for (ExecutableElement method : ElementFilter.methodsIn(elements.getAllMembers(element))) {
+      for (ExecutableElement method : methodsOf(element)) {
         if (method.getParameters().isEmpty() && !method.getModifiers().contains(Modifier.STATIC)
             && method.getReturnType().getKind() != TypeKind.VOID && !isPlatform(method.getEnclosingElement())
             && property.equals(propertyOf(method, method.getReturnType(), fields))) {
@@ -592,24 +633,16 @@ final class CodecTypeReader {
     }
 
     private boolean hasSetter(TypeElement element, String property) {
-      return ElementFilter.methodsIn(elements.getAllMembers(element)).stream()
+      return methodsOf(element).stream()
           .anyMatch(method -> method.getSimpleName().contentEquals(setter(property))
               && method.getParameters().size() == 1 && !method.getModifiers().contains(Modifier.STATIC));
     }
   }
 
+  /** Jackson's annotations, found by name: the processor does not depend on Jackson. */
   private static final String JSON_IGNORE = "com.fasterxml.jackson.annotation.JsonIgnore";
   private static final String JSON_IGNORE_PROPERTIES = "com.fasterxml.jackson.annotation.JsonIgnoreProperties";
   private static final String JSON_IGNORE_TYPE = "com.fasterxml.jackson.annotation.JsonIgnoreType";
-
-  /** The annotation of that qualified name on the element, by name: the processor does not depend on Jackson. */
-  private static Optional<AnnotationMirror> annotation(Element element, String qualifiedName) {
-    return element.getAnnotationMirrors().stream()
-        .filter(mirror -> ((TypeElement) mirror.getAnnotationType().asElement()).getQualifiedName()
-            .contentEquals(qualifiedName))
-        .map(mirror -> (AnnotationMirror) mirror)
-        .findFirst();
-  }
 
   /** An annotation member's value, explicit or default; null if the member does not exist. */
   private Object annotationValue(AnnotationMirror mirror, String member) {

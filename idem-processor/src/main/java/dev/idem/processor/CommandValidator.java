@@ -284,7 +284,7 @@ final class CommandValidator {
   private boolean checkFingerprinted(ExecutableElement method, VariableElement parameter, TypeMirror parameterType,
                                      ValidationReport report) {
     String name = parameter.getSimpleName().toString();
-    Optional<Problem> problem = codec.read(parameterType, name, CodecTypeReader.Use.WRITE).failure();
+    Optional<Problem> problem = codec.writeProblem(parameterType, name);
     problem.ifPresent(p -> report.report(Message.PAYLOAD_NOT_FINGERPRINTED, parameter, name, method.getSimpleName(),
         p.path(), p.reason(), p.fix()));
     return problem.isEmpty();
@@ -622,10 +622,10 @@ final class CommandValidator {
     if (element.getQualifiedName().contentEquals("java.lang.Object")) {
       return "Object (declare the concrete type, so that a retry gets the same type back)";
     }
-    TypeMirror erasure = types.erasure(type);
+    // Names, not isAssignable against each type: see TypeMirrors.supertypeNames.
+    Set<String> supertypes = TypeMirrors.supertypeNames(types, type);
     for (Map.Entry<String, String> forbidden : NOT_STORABLE.entrySet()) {
-      Optional<TypeMirror> forbiddenType = jdk.erasure(forbidden.getKey());
-      if (forbiddenType.isPresent() && types.isAssignable(erasure, forbiddenType.get())) {
+      if (supertypes.contains(forbidden.getKey())) {
         return forbidden.getValue();
       }
     }

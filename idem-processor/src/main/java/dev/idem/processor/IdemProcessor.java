@@ -14,6 +14,7 @@ import javax.annotation.processing.ProcessingEnvironment;
 import javax.annotation.processing.Processor;
 import javax.annotation.processing.RoundEnvironment;
 import javax.lang.model.SourceVersion;
+import javax.lang.model.element.AnnotationMirror;
 import javax.lang.model.element.Element;
 import javax.lang.model.element.ElementKind;
 import javax.lang.model.element.ExecutableElement;
@@ -213,17 +214,18 @@ public final class IdemProcessor extends AbstractProcessor {
   private void collectServices(RoundEnvironment round, Set<TypeElement> services) {
     List<String> annotations = new ArrayList<>(METHOD_ANNOTATIONS);
     annotations.add(Annotations.OUTBOX_EVENT);
+    Set<? extends Element> annotated = elementsAnnotatedWithAny(round, annotations);
     for (String annotationName : annotations) {
-      TypeElement annotation = processingEnv.getElementUtils().getTypeElement(annotationName);
-      if (annotation == null) {
-        continue;
-      }
-      for (Element element : round.getElementsAnnotatedWith(annotation)) {
+      for (Element element : annotated) {
+        Optional<AnnotationMirror> annotation = Annotations.find(element, annotationName);
+        if (annotation.isEmpty()) {
+          continue;
+        }
         if (Misplaced.isInterfaceMethod(element)) {
           services.add((TypeElement) element.getEnclosingElement());
         } else {
           ValidationReport report = new ValidationReport();
-          Misplaced.report(element, Annotations.find(element, annotationName).orElseThrow(), annotationName, report);
+          Misplaced.report(element, annotation.get(), annotationName, report);
           report.printTo(processingEnv.getMessager());
         }
       }
@@ -231,21 +233,38 @@ public final class IdemProcessor extends AbstractProcessor {
     for (TypeElement type : ElementFilter.typesIn(round.getRootElements())) {
       collectInheritingInterfaces(type, services);
     }
-    TypeElement key = processingEnv.getElementUtils().getTypeElement(Annotations.IDEMPOTENCY_KEY);
-    if (key != null) {
-      for (Element parameter : round.getElementsAnnotatedWith(key)) {
-        Element method = parameter.getEnclosingElement();
-        if (Misplaced.isInterfaceMethod(method)) {
-          services.add((TypeElement) method.getEnclosingElement()); // the validator reports a key without command
-        } else if (Annotations.find(method, Annotations.IDEMPOTENT_COMMAND).isEmpty()) {
-          ValidationReport report = new ValidationReport();
-          report.report(Message.KEY_WITHOUT_COMMAND, parameter,
-              Annotations.find(parameter, Annotations.IDEMPOTENCY_KEY).orElseThrow(),
-              parameter.getSimpleName(), method.getSimpleName());
-          report.printTo(processingEnv.getMessager());
-        }
+    for (Element parameter : annotated) {
+      Optional<AnnotationMirror> key = Annotations.find(parameter, Annotations.IDEMPOTENCY_KEY);
+      if (key.isEmpty()) {
+        continue;
+      }
+      Element method = parameter.getEnclosingElement();
+      if (Misplaced.isInterfaceMethod(method)) {
+        services.add((TypeElement) method.getEnclosingElement()); // the validator reports a key without command
+      } else if (Annotations.find(method, Annotations.IDEMPOTENT_COMMAND).isEmpty()) {
+        ValidationReport report = new ValidationReport();
+        report.report(Message.KEY_WITHOUT_COMMAND, parameter, key.get(), parameter.getSimpleName(),
+            method.getSimpleName());
+        report.printTo(processingEnv.getMessager());
       }
     }
+  }
+
+  /**
+   * The round's elements that carry any of {@code annotationNames} or {@code @IdempotencyKey}, in javac's scan
+   * order. One scan instead of one per annotation: each {@code getElementsAnnotatedWith} walks every element of
+   * every root type (on the 1,000-command benchmark tree the five walks were a tenth of the processor's own time).
+   * Filtering the result by one annotation gives what {@code getElementsAnnotatedWith} of that annotation gives:
+   * the same walk, and none of idem's annotations is {@code @Inherited}.
+   */
+  private Set<? extends Element> elementsAnnotatedWithAny(RoundEnvironment round, List<String> annotationNames) {
+    List<String> names = new ArrayList<>(annotationNames);
+    names.add(Annotations.IDEMPOTENCY_KEY);
+    List<TypeElement> present = new ArrayList<>();
+    for (String name : names) {
+      Optional.ofNullable(processingEnv.getElementUtils().getTypeElement(name)).ifPresent(present::add);
+    }
+    return present.isEmpty() ? Set.of() : round.getElementsAnnotatedWithAny(present.toArray(TypeElement[]::new));
   }
 
   /**

@@ -25,6 +25,8 @@ abstract class SourceFileGenerator<M> {
   static final String GENERATOR = "dev.idem.processor.IdemProcessor";
   static final String GENERATED_ANNOTATION = Generated.class.getCanonicalName();
   private static final Pattern TRAILING_BLANKS = Pattern.compile("[ \t]+$", Pattern.MULTILINE);
+  /** Line terminators other than {@code \n} that {@code $} of {@link #TRAILING_BLANKS} also stops before. */
+  private static final String OTHER_LINE_TERMINATORS = "\r\u0085\u2028\u2029";
 
   private final Filer filer;
   private final Messager messager;
@@ -55,7 +57,7 @@ abstract class SourceFileGenerator<M> {
         .build();
     // Written by hand rather than with JavaFile.writeTo: JavaPoet leaves a blank at the end of a line it wraps
     // after "=", and trailing blanks in generated code show up in every diff and style check.
-    String text = TRAILING_BLANKS.matcher(file.toString()).replaceAll("");
+    String text = withoutTrailingBlanks(file.toString());
     try {
       JavaFileObject source = filer.createSourceFile(className.canonicalName(), originatingElement(model));
       try (Writer writer = source.openWriter()) {
@@ -65,5 +67,37 @@ abstract class SourceFileGenerator<M> {
       messager.printMessage(Diagnostic.Kind.ERROR,
           "Could not write " + className + ": " + e.getMessage(), originatingElement(model));
     }
+  }
+
+  /**
+   * The text without the blanks (spaces, tabs) that end its lines: what {@link #TRAILING_BLANKS} removes. JavaPoet
+   * ends every line with {@code \n}, so lines are found with {@code indexOf} instead of the regular expression,
+   * which tries a match at every character of every generated file; a text with any other line terminator (only
+   * user-written text could bring one) still goes through the expression.
+   */
+  static String withoutTrailingBlanks(String text) {
+    for (int i = 0; i < OTHER_LINE_TERMINATORS.length(); i++) {
+      if (text.indexOf(OTHER_LINE_TERMINATORS.charAt(i)) >= 0) {
+        return TRAILING_BLANKS.matcher(text).replaceAll("");
+      }
+    }
+    StringBuilder result = new StringBuilder(text.length());
+    int lineStart = 0;
+    while (lineStart <= text.length()) {
+      int lineEnd = text.indexOf('\n', lineStart);
+      if (lineEnd < 0) {
+        lineEnd = text.length();
+      }
+      int contentEnd = lineEnd;
+      while (contentEnd > lineStart && (text.charAt(contentEnd - 1) == ' ' || text.charAt(contentEnd - 1) == '\t')) {
+        contentEnd--;
+      }
+      result.append(text, lineStart, contentEnd);
+      if (lineEnd < text.length()) {
+        result.append('\n');
+      }
+      lineStart = lineEnd + 1;
+    }
+    return result.toString();
   }
 }

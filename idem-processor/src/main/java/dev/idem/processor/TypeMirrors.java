@@ -1,12 +1,17 @@
 package dev.idem.processor;
 
+import java.util.ArrayDeque;
+import java.util.Deque;
+import java.util.HashSet;
 import java.util.LinkedHashSet;
 import java.util.Set;
 import javax.lang.model.element.TypeElement;
 import javax.lang.model.type.ArrayType;
 import javax.lang.model.type.DeclaredType;
+import javax.lang.model.type.TypeKind;
 import javax.lang.model.type.TypeMirror;
 import javax.lang.model.type.WildcardType;
+import javax.lang.model.util.Types;
 
 /** Small questions about type mirrors that several validators ask. */
 final class TypeMirrors {
@@ -40,5 +45,25 @@ final class TypeMirrors {
       }
       default -> { }
     }
+  }
+
+  /**
+   * The qualified names of the erased type and of all its supertypes. A declared type is assignable to a class or
+   * interface exactly when that one's name is among them, so a validator that asks whether a type is one of a list
+   * of JDK types (a stream, a sorted set) compares names instead of looking up and completing each JDK type and
+   * checking assignability against it, for every method.
+   */
+  static Set<String> supertypeNames(Types types, TypeMirror type) {
+    Set<String> names = new HashSet<>();
+    Deque<TypeMirror> pending = new ArrayDeque<>();
+    pending.push(types.erasure(type));
+    while (!pending.isEmpty()) {
+      TypeMirror current = pending.pop();
+      if (current.getKind() == TypeKind.DECLARED
+          && names.add(((TypeElement) ((DeclaredType) current).asElement()).getQualifiedName().toString())) {
+        pending.addAll(types.directSupertypes(current));
+      }
+    }
+    return names;
   }
 }
