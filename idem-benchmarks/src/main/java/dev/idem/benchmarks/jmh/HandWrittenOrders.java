@@ -106,15 +106,21 @@ abstract class HandWrittenOrders {
    */
   OrderReceipt placeOrderCompletedAfter(String requestKey, PlaceOrder order) throws SQLException {
     try (Connection connection = dataSource.getConnection()) {
-      return inTransaction(connection, () -> {
-        if (!claim(connection, requestKey, order, true)) {
-          return readEarlier(connection, requestKey);
-        }
-        OrderReceipt receipt = insertOrder(connection, order);
-        writeResponse(connection, requestKey, receipt);
-        return receipt;
-      });
+      return claimWorkAndRespond(connection, requestKey, order);
     }
+  }
+
+  /** One transaction on {@code connection}: the key claimed, the business write, the response by an UPDATE. */
+  private OrderReceipt claimWorkAndRespond(Connection connection, String requestKey, PlaceOrder order)
+      throws SQLException {
+    return inTransaction(connection, () -> {
+      if (!claim(connection, requestKey, order, true)) {
+        return readEarlier(connection, requestKey);
+      }
+      OrderReceipt receipt = insertOrder(connection, order);
+      writeResponse(connection, requestKey, receipt);
+      return receipt;
+    });
   }
 
   /**
@@ -133,14 +139,7 @@ abstract class HandWrittenOrders {
           }
         }
       }
-      return inTransaction(connection, () -> {
-        if (!claim(connection, requestKey, order, true)) {
-          return readEarlier(connection, requestKey);
-        }
-        OrderReceipt receipt = insertOrder(connection, order);
-        writeResponse(connection, requestKey, receipt);
-        return receipt;
-      });
+      return claimWorkAndRespond(connection, requestKey, order);
     }
   }
 
