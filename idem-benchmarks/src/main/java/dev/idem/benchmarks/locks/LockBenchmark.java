@@ -35,7 +35,9 @@ import org.springframework.jdbc.core.JdbcTemplate;
  * provider (the application's clock, no fencing token) and its JdbcTemplate provider with {@code usingDbTime()}.
  * A fifth subject, idem's {@code RedisLockProvider} on the Redis at {@code idem.bench.redis} (default
  * {@code redis://127.0.0.1:6379}, keys under a prefix of the run's own, removed at the end), shows what moving the
- * locks off the database buys; it has no ShedLock counterpart in the ratios.
+ * locks off the database buys; it has no ShedLock counterpart in the ratios. A sixth, {@link TwoUpdateFloor}, is the
+ * floor: the two auto-commit UPDATEs every durable lease lock in a table sends per cycle, by hand; idem and ShedLock
+ * JDBC are each also given over it.
  * Each thread takes and releases a lock of its own name, so that every attempt wins: the figure is the cost of a
  * lock cycle, not of contention. Variants are interleaved in short rounds (their order rotating) so that a drift of
  * the machine hits all alike; each rate is the median of its rounds, and each ratio the median of the rounds' own
@@ -77,8 +79,9 @@ public final class LockBenchmark {
     }
     System.out.println();
     System.out.println("| database | threads | idem LockProvider | idem runSingleFlight | ShedLock JDBC | ShedLock"
-        + " usingDbTime() | idem / ShedLock (95% interval) | idem / ShedLock usingDbTime() | idem RedisLockProvider |");
-    System.out.println("| --- | --- | --- | --- | --- | --- | --- | --- | --- |");
+        + " usingDbTime() | idem / ShedLock (95% interval) | idem / ShedLock usingDbTime() | idem RedisLockProvider |"
+        + " floor: two UPDATEs by hand | idem / floor (95% interval) | ShedLock JDBC / floor (95% interval) |");
+    System.out.println("| --- | --- | --- | --- | --- | --- | --- | --- | --- | --- | --- | --- |");
     rows.forEach(System.out::println);
     System.out.println();
     System.out.println("Load averages after: " + loadAverages());
@@ -99,6 +102,7 @@ public final class LockBenchmark {
     String redisPrefix = "idem-bench-lock:" + java.util.UUID.randomUUID().toString().substring(0, 8) + ":";
     RedisLockProvider redis = RedisLockProvider.builder().keyPrefix(redisPrefix)
         .connect(RedisURI.create(System.getProperty("idem.bench.redis", "redis://127.0.0.1:6379")));
+    TwoUpdateFloor floor = new TwoUpdateFloor(dataSource, AT_MOST);
     List<Variant> variants = List.of(
         new Variant("idem LockProvider", name -> {
           Optional<LockLease> lease = idem.tryAcquire(name, AT_MOST);
@@ -112,7 +116,8 @@ public final class LockBenchmark {
           Optional<LockLease> lease = redis.tryAcquire(name, AT_MOST);
           lease.ifPresent(held -> redis.release(held, Duration.ZERO));
           return lease.isPresent();
-        }));
+        }),
+        new Variant("floor: two UPDATEs by hand", floor::cycle));
     List<String> rows = new ArrayList<>();
     for (String count : System.getProperty("idem.bench.lockThreads", "1,8").split(",")) {
       int threads = Integer.parseInt(count.trim());
@@ -135,9 +140,16 @@ public final class LockBenchmark {
       double[] vsShedLock = ratios(rates[0], rates[2]);
       double[] vsDbTime = ratios(rates[0], rates[3]);
       double[] interval = bootstrapMedianInterval(vsShedLock);
+      // Against the floor (two UPDATEs by hand): how far each library is from the least a durable cycle sends.
+      double[] idemVsFloor = ratios(rates[0], rates[5]);
+      double[] shedLockVsFloor = ratios(rates[2], rates[5]);
+      double[] idemFloorInterval = bootstrapMedianInterval(idemVsFloor);
+      double[] shedLockFloorInterval = bootstrapMedianInterval(shedLockVsFloor);
       rows.add(String.format(Locale.ROOT, "| %s | %d | %,.0f/s | %,.0f/s | %,.0f/s | %,.0f/s | %.2f× (%.2f–%.2f) |"
-          + " %.2f× | %,.0f/s |", bench.database().displayName(), threads, medians[0], medians[1], medians[2],
-          medians[3], median(vsShedLock), interval[0], interval[1], median(vsDbTime), medians[4]));
+          + " %.2f× | %,.0f/s | %,.0f/s | %.2f× (%.2f–%.2f) | %.2f× (%.2f–%.2f) |", bench.database().displayName(),
+          threads, medians[0], medians[1], medians[2], medians[3], median(vsShedLock), interval[0], interval[1],
+          median(vsDbTime), medians[4], medians[5], median(idemVsFloor), idemFloorInterval[0], idemFloorInterval[1],
+          median(shedLockVsFloor), shedLockFloorInterval[0], shedLockFloorInterval[1]));
       System.out.println(rows.get(rows.size() - 1) + "   ratios to ShedLock JDBC per round: "
           + Arrays.toString(Arrays.stream(vsShedLock).map(r -> Math.round(r * 100) / 100.0).toArray()));
     }
