@@ -28,6 +28,12 @@ public final class H2StatementCost {
       + " expires_at) VALUES (?, ?, ?, ?, ?, ?)";
   private static final String COMPLETE = "UPDATE idem_record SET state = 'COMPLETED', result = ?, error_type = ?,"
       + " result_shape = ? WHERE scope = ? AND idem_key = ? AND state = 'PENDING'";
+  /** A void command's completion as idem sent it up to 2026-12-03: the three outcome columns bound as NULL. */
+  private static final String COMPLETE_VOID_ALL = "UPDATE idem_record SET state = 'COMPLETED', result = ?,"
+      + " error_type = ?, result_shape = ? WHERE scope = ? AND idem_key = ? AND state = 'PENDING'";
+  /** The same completion writing the state alone: the claim left the outcome columns NULL. */
+  private static final String COMPLETE_VOID_STATE = "UPDATE idem_record SET state = 'COMPLETED'"
+      + " WHERE scope = ? AND idem_key = ? AND state = 'PENDING'";
   private static final int WARM_UP_ROUNDS = 4;
 
   private enum Variant {
@@ -35,7 +41,11 @@ public final class H2StatementCost {
     FLOOR("(2c) floor"),
     BY_HAND("idem's statements by hand"),
     BY_HAND_PLAIN_CLAIM("the same, claim by plain INSERT"),
-    BY_HAND_NO_COMPLETION("the same, no completion UPDATE");
+    BY_HAND_NO_COMPLETION("the same, no completion UPDATE"),
+    VOID_IDEM("idem TRANSACTIONAL, void"),
+    VOID_FLOOR("(2f) floor of the void path"),
+    VOID_BY_HAND_ALL("void by hand, completion binds 3 NULLs"),
+    VOID_BY_HAND_STATE("void by hand, completion sets state");
 
     final String label;
 
@@ -85,6 +95,8 @@ public final class H2StatementCost {
     switch (variant) {
       case IDEM -> operations.call(Operation.IDEM_TRANSACTIONAL, 0, n);
       case FLOOR -> operations.call(Operation.HAND_WRITTEN_COMPLETED_AFTER, 0, n);
+      case VOID_IDEM -> operations.call(Operation.IDEM_TRANSACTIONAL_VOID, 0, n);
+      case VOID_FLOOR -> operations.call(Operation.HAND_WRITTEN_GUARDED_VOID, 0, n);
       default -> idemStatementsByHand(pool, variant, Operations.freshKey(0, n),
           Operations.order(Operations.freshOrderId(0, n)));
     }
@@ -108,6 +120,23 @@ public final class H2StatementCost {
       }
       OrderRows.insert(connection, order);
       if (variant == Variant.BY_HAND_NO_COMPLETION) {
+        return;
+      }
+      if (variant == Variant.VOID_BY_HAND_ALL || variant == Variant.VOID_BY_HAND_STATE) {
+        boolean all = variant == Variant.VOID_BY_HAND_ALL;
+        try (PreparedStatement complete = connection.prepareStatement(all ? COMPLETE_VOID_ALL : COMPLETE_VOID_STATE)) {
+          int i = 1;
+          if (all) {
+            complete.setString(i++, null);
+            complete.setString(i++, null);
+            complete.setString(i++, null);
+          }
+          complete.setString(i++, SCOPE);
+          complete.setString(i, key);
+          if (complete.executeUpdate() != 1) {
+            throw new IllegalStateException("nothing to complete for " + key);
+          }
+        }
         return;
       }
       try (PreparedStatement complete = connection.prepareStatement(COMPLETE)) {
