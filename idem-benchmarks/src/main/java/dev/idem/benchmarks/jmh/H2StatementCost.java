@@ -10,8 +10,9 @@ import javax.sql.DataSource;
  * A diagnostic on embedded H2, where the calling thread's CPU time is the whole cost of a call: CPU time and
  * allocation per call of idem TRANSACTIONAL storing a result, of its floor (2c), and of idem's own statements on
  * {@code idem_record} sent by hand without idem's code (its claim, the business write, its completion), also with the
- * claim as a plain {@code INSERT} and without the completion. Against idem they tell what idem's Java costs; against
- * the floor, what idem's statements cost H2. Variants run in blocks, one after the other, round after round, on one
+ * claim as a plain {@code INSERT} and without the completion; and the same for the default void path against its
+ * floor (2f), its completion by hand with the three outcome columns bound as NULL and with the state alone. Against
+ * idem they tell what idem's Java costs; against the floor, what idem's statements cost H2. Variants run in blocks, one after the other, round after round, on one
  * thread. Run alone like {@link PairedBenchmark}; system properties {@code cost.rounds} (14, the first 4 unmeasured)
  * and {@code cost.callsPerBlock} (15000).
  */
