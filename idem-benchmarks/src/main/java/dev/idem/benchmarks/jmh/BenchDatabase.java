@@ -33,11 +33,12 @@ public final class BenchDatabase implements AutoCloseable {
         // The hand-written pattern's unique-key table: the key and the response to replay.
         "CREATE TABLE request_keys (request_key VARCHAR(255) NOT NULL PRIMARY KEY, order_id BIGINT NOT NULL,"
             + " total_cents BIGINT NOT NULL, created_at BIGINT NOT NULL)",
-        // The same pattern's key table in the shape of idem_record, for the control experiment.
+        // The same pattern's key table in the shape of idem_record, for the control experiment and the floors; the
+        // owner token and lease of a claim committed before its work (the CLAIM floor) as idem_record has them.
         "CREATE TABLE request_keys_wide (scope VARCHAR(128) NOT NULL, request_key VARCHAR(255) NOT NULL,"
             + " state VARCHAR(16) NOT NULL, fingerprint VARCHAR(64) NOT NULL, order_id BIGINT NOT NULL,"
-            + " total_cents BIGINT NOT NULL, created_at BIGINT NOT NULL, expires_at BIGINT NOT NULL,"
-            + " PRIMARY KEY (scope, request_key))",
+            + " total_cents BIGINT NOT NULL, owner_token VARCHAR(36) NULL, lease_until BIGINT NULL,"
+            + " created_at BIGINT NOT NULL, expires_at BIGINT NOT NULL, PRIMARY KEY (scope, request_key))",
         "CREATE INDEX request_keys_wide_expires_idx ON request_keys_wide (expires_at)",
         "CREATE TABLE bench_invoices (id BIGINT NOT NULL PRIMARY KEY, status VARCHAR(16) NOT NULL,"
             + " version BIGINT NOT NULL)");

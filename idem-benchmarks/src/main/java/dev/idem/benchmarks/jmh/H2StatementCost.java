@@ -10,8 +10,9 @@ import javax.sql.DataSource;
  * A diagnostic on embedded H2, where the calling thread's CPU time is the whole cost of a call: CPU time and
  * allocation per call of idem TRANSACTIONAL storing a result, of its floor (2c), and of idem's own statements on
  * {@code idem_record} sent by hand without idem's code (its claim, the business write, its completion), also with the
- * claim as a plain {@code INSERT} and without the completion. Against idem they tell what idem's Java costs; against
- * the floor, what idem's statements cost H2. Variants run in blocks, one after the other, round after round, on one
+ * claim as a plain {@code INSERT} and without the completion; and the same for the default void path against its
+ * floor (2f), its completion by hand with the three outcome columns bound as NULL and with the state alone. Against
+ * idem they tell what idem's Java costs; against the floor, what idem's statements cost H2. Variants run in blocks, one after the other, round after round, on one
  * thread. Run alone like {@link PairedBenchmark}; system properties {@code cost.rounds} (14, the first 4 unmeasured)
  * and {@code cost.callsPerBlock} (15000).
  */
@@ -28,6 +29,12 @@ public final class H2StatementCost {
       + " expires_at) VALUES (?, ?, ?, ?, ?, ?)";
   private static final String COMPLETE = "UPDATE idem_record SET state = 'COMPLETED', result = ?, error_type = ?,"
       + " result_shape = ? WHERE scope = ? AND idem_key = ? AND state = 'PENDING'";
+  /** A void command's completion as idem sent it up to 2026-12-03: the three outcome columns bound as NULL. */
+  private static final String COMPLETE_VOID_ALL = "UPDATE idem_record SET state = 'COMPLETED', result = ?,"
+      + " error_type = ?, result_shape = ? WHERE scope = ? AND idem_key = ? AND state = 'PENDING'";
+  /** The same completion writing the state alone: the claim left the outcome columns NULL. */
+  private static final String COMPLETE_VOID_STATE = "UPDATE idem_record SET state = 'COMPLETED'"
+      + " WHERE scope = ? AND idem_key = ? AND state = 'PENDING'";
   private static final int WARM_UP_ROUNDS = 4;
 
   private enum Variant {
@@ -35,7 +42,11 @@ public final class H2StatementCost {
     FLOOR("(2c) floor"),
     BY_HAND("idem's statements by hand"),
     BY_HAND_PLAIN_CLAIM("the same, claim by plain INSERT"),
-    BY_HAND_NO_COMPLETION("the same, no completion UPDATE");
+    BY_HAND_NO_COMPLETION("the same, no completion UPDATE"),
+    VOID_IDEM("idem TRANSACTIONAL, void"),
+    VOID_FLOOR("(2f) floor of the void path"),
+    VOID_BY_HAND_ALL("void by hand, completion binds 3 NULLs"),
+    VOID_BY_HAND_STATE("void by hand, completion sets state");
 
     final String label;
 
@@ -85,6 +96,8 @@ public final class H2StatementCost {
     switch (variant) {
       case IDEM -> operations.call(Operation.IDEM_TRANSACTIONAL, 0, n);
       case FLOOR -> operations.call(Operation.HAND_WRITTEN_COMPLETED_AFTER, 0, n);
+      case VOID_IDEM -> operations.call(Operation.IDEM_TRANSACTIONAL_VOID, 0, n);
+      case VOID_FLOOR -> operations.call(Operation.HAND_WRITTEN_GUARDED_VOID, 0, n);
       default -> idemStatementsByHand(pool, variant, Operations.freshKey(0, n),
           Operations.order(Operations.freshOrderId(0, n)));
     }
@@ -108,6 +121,23 @@ public final class H2StatementCost {
       }
       OrderRows.insert(connection, order);
       if (variant == Variant.BY_HAND_NO_COMPLETION) {
+        return;
+      }
+      if (variant == Variant.VOID_BY_HAND_ALL || variant == Variant.VOID_BY_HAND_STATE) {
+        boolean all = variant == Variant.VOID_BY_HAND_ALL;
+        try (PreparedStatement complete = connection.prepareStatement(all ? COMPLETE_VOID_ALL : COMPLETE_VOID_STATE)) {
+          int i = 1;
+          if (all) {
+            complete.setString(i++, null);
+            complete.setString(i++, null);
+            complete.setString(i++, null);
+          }
+          complete.setString(i++, SCOPE);
+          complete.setString(i, key);
+          if (complete.executeUpdate() != 1) {
+            throw new IllegalStateException("nothing to complete for " + key);
+          }
+        }
         return;
       }
       try (PreparedStatement complete = connection.prepareStatement(COMPLETE)) {

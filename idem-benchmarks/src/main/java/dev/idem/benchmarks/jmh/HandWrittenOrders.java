@@ -27,7 +27,7 @@ abstract class HandWrittenOrders {
      * on the expiry), to tell what the record's shape costs from what idem's code costs.
      */
     IDEM_SHAPED("request_keys_wide", "request_key", ", scope, state, fingerprint, expires_at",
-        ", 'bench.orders.place', 'COMPLETED', ?, ?",
+        ", 'bench.orders.place', ?, ?, ?",
         // The whole primary key, as idem finds its record: by the key alone no index would serve.
         "scope = 'bench.orders.place' AND request_key = ?");
 
@@ -144,21 +144,103 @@ abstract class HandWrittenOrders {
   }
 
   /**
+   * The floor of a void command that keeps the implicit-commit guard (idem's default void path on H2 and MariaDB,
+   * whose DDL commits a transaction early), by hand: the key claimed {@code PENDING} first in the transaction, the
+   * business write, then the key completed by an UPDATE of its state, one commit; no response. A body that commits
+   * early and then fails leaves a {@code PENDING} row, which a retry must refuse rather than count as done; the
+   * state is the one thing the completion writes. Against {@link #placeOrder} on the same table (2b), which writes
+   * the key with the work and has no such guard, this is what the guard costs by itself.
+   */
+  void recordOrderGuarded(String requestKey, PlaceOrder order) throws SQLException {
+    try (Connection connection = dataSource.getConnection()) {
+      inTransaction(connection, () -> {
+        if (!claim(connection, requestKey, order, true)) {
+          return readEarlier(connection, requestKey);
+        }
+        OrderReceipt receipt = insertOrder(connection, order);
+        try (PreparedStatement complete = connection.prepareStatement("UPDATE " + keyTable.table
+            + " SET state = 'COMPLETED' WHERE " + keyTable.byKey)) {
+          complete.setString(1, requestKey);
+          complete.executeUpdate();
+        }
+        return receipt;
+      });
+    }
+  }
+
+  /**
    * The floor of a claim that must be visible before its work runs (what idem's CLAIM mode guarantees), written by
-   * hand: the key committed on its own in auto-commit mode, then the business write and the key's response in a
-   * second transaction. Two commits where {@link #placeOrder} pays one; no lease, owner token or fingerprint.
+   * hand: the key committed on its own in auto-commit mode, {@code IN_PROGRESS} with a random owner token and a
+   * lease (so that a crashed owner's claim can be taken over once the lease ends, and only then), then the business
+   * write and the key's response in a second transaction, the completing UPDATE fenced by the owner token and the
+   * state (a caller whose lease was taken over must not record over the new owner: its update count would be 0).
+   * Two commits where {@link #placeOrder} pays one. What it leaves out, as more than CLAIM's guarantees need on a
+   * first execution: no read of the key before the claim, no lease extension.
    */
   OrderReceipt placeOrderClaimFirst(String requestKey, PlaceOrder order) throws SQLException {
     try (Connection connection = dataSource.getConnection()) {
-      if (!claim(connection, requestKey, order, true)) {
+      String ownerToken = java.util.UUID.randomUUID().toString();
+      if (!claimLeased(connection, requestKey, order, ownerToken)) {
         return readEarlier(connection, requestKey);
       }
       return inTransaction(connection, () -> {
         OrderReceipt receipt = insertOrder(connection, order);
-        writeResponse(connection, requestKey, receipt);
+        try (PreparedStatement complete = connection.prepareStatement("UPDATE " + keyTable.table
+            + " SET state = 'COMPLETED', order_id = ?, total_cents = ? WHERE " + keyTable.byKey
+            + " AND state = 'IN_PROGRESS' AND owner_token = ?")) {
+          complete.setLong(1, receipt.orderId());
+          complete.setLong(2, receipt.totalCents());
+          complete.setString(3, requestKey);
+          complete.setString(4, ownerToken);
+          if (complete.executeUpdate() != 1) {
+            throw new IllegalStateException("The lease of " + requestKey + " was taken over");
+          }
+        }
         return receipt;
       });
     }
+  }
+
+  /**
+   * The CLAIM floor's claim, in auto-commit mode: the key row {@code IN_PROGRESS} with the fingerprint, the owner
+   * token and the lease's end (30 s, idem's default lease). Only on the idem_record-shaped table.
+   *
+   * @return true if this call inserted the key, false if it was there already
+   */
+  boolean claimLeased(Connection connection, String requestKey, PlaceOrder order, String ownerToken)
+      throws SQLException {
+    if (keyTable != KeyTable.IDEM_SHAPED) {
+      throw new IllegalStateException("A lease needs the idem_record-shaped table");
+    }
+    try (PreparedStatement insert = connection.prepareStatement("INSERT " + insertIgnore() + "INTO "
+        + keyTable.table + " (request_key, order_id, total_cents, created_at, scope, state, fingerprint,"
+        + " expires_at, owner_token, lease_until) VALUES (?, 0, 0, ?, 'bench.orders.place', 'IN_PROGRESS', ?, ?,"
+        + " ?, ?)" + onConflictDoNothing())) {
+      long now = System.currentTimeMillis();
+      long leaseUntil = now + 30_000L;
+      insert.setString(1, requestKey);
+      insert.setLong(2, now);
+      insert.setString(3, HandWrittenReplay.fingerprint(order));
+      insert.setLong(4, leaseUntil + 86_400_000L);
+      insert.setString(5, ownerToken);
+      insert.setLong(6, leaseUntil);
+      return insert.executeUpdate() == 1;
+    } catch (SQLException e) {
+      if ("23505".equals(e.getSQLState()) && this instanceof H2) {
+        return false; // H2: the duplicate fails the statement alone, in auto-commit nothing else
+      }
+      throw e;
+    }
+  }
+
+  /** {@code IGNORE } where the database's insert skips a duplicate that way (MariaDB), else empty. */
+  String insertIgnore() {
+    return "";
+  }
+
+  /** {@code  ON CONFLICT DO NOTHING} where the database's insert skips a duplicate that way (PostgreSQL). */
+  String onConflictDoNothing() {
+    return "";
   }
 
   /** The work of one transaction. */
@@ -200,10 +282,14 @@ abstract class HandWrittenOrders {
     }
   }
 
-  /** The key's row before its response is known: the floors claim it first and write the response after the work. */
+  /**
+   * The key's row before its response is known: the floors claim it first ({@code PENDING} in the idem_record-shaped
+   * table) and write the response, completing it, after the work.
+   */
   private void writeResponse(Connection connection, String requestKey, OrderReceipt receipt) throws SQLException {
     try (PreparedStatement complete = connection.prepareStatement("UPDATE " + keyTable.table
-        + " SET order_id = ?, total_cents = ? WHERE " + keyTable.byKey)) {
+        + " SET " + (keyTable == KeyTable.IDEM_SHAPED ? "state = 'COMPLETED', " : "")
+        + "order_id = ?, total_cents = ? WHERE " + keyTable.byKey)) {
       complete.setLong(1, receipt.orderId());
       complete.setLong(2, receipt.totalCents());
       complete.setString(3, requestKey);
@@ -233,8 +319,11 @@ abstract class HandWrittenOrders {
       insert.setLong(3, pending ? 0 : order.totalCents());
       insert.setLong(4, now);
       if (keyTable == KeyTable.IDEM_SHAPED) {
-        insert.setString(5, HandWrittenReplay.fingerprint(order));
-        insert.setLong(6, now + 86_400_000L);
+        // A key claimed before its work is PENDING until its completion: a row committed early (DDL in the work)
+        // then tells a retry that the work may not have finished.
+        insert.setString(5, pending ? "PENDING" : "COMPLETED");
+        insert.setString(6, HandWrittenReplay.fingerprint(order));
+        insert.setLong(7, now + 86_400_000L);
       }
       return insert.executeUpdate() == 1;
     }
@@ -271,6 +360,11 @@ abstract class HandWrittenOrders {
       // A duplicate-key error would abort the whole PostgreSQL transaction; DO NOTHING reports 0 rows instead.
       return insertKey(connection, claim, requestKey, order, pending);
     }
+
+    @Override
+    String onConflictDoNothing() {
+      return " ON CONFLICT DO NOTHING";
+    }
   }
 
   private static final class MariaDb extends HandWrittenOrders {
@@ -284,6 +378,11 @@ abstract class HandWrittenOrders {
     @Override
     boolean claim(Connection connection, String requestKey, PlaceOrder order, boolean pending) throws SQLException {
       return insertKey(connection, claim, requestKey, order, pending);
+    }
+
+    @Override
+    String insertIgnore() {
+      return "IGNORE ";
     }
 
     @Override

@@ -128,6 +128,13 @@ public class IdemBenchmarks {
   }
 
   @Benchmark
+  public void handWrittenGuardedVoid(Db db, Caller caller) throws SQLException {
+    long n = caller.next();
+    db.operations.handWrittenGuardedVoid(Operations.freshKey(caller.threadIndex, n),
+        Operations.order(Operations.freshOrderId(caller.threadIndex, n)));
+  }
+
+  @Benchmark
   public OrderReceipt handWrittenClaimFirst(Db db, Caller caller) throws SQLException {
     long n = caller.next();
     return db.operations.handWrittenClaimFirst(Operations.freshKey(caller.threadIndex, n),

@@ -20,12 +20,15 @@ public enum Operation {
   HAND_WRITTEN_COMPLETED_AFTER("handWrittenCompletedAfter",
       "(2c) floor of a stored result: hand-written, the key claimed first in the idem_record-shaped table, the"
           + " response written by an UPDATE after the business write, one commit"),
+  HAND_WRITTEN_GUARDED_VOID("handWrittenGuardedVoid",
+      "(2f) floor of the default void path: hand-written, the key claimed PENDING first in the idem_record-shaped"
+          + " table, the business write, the key completed by an UPDATE of its state, one commit, no response"),
   HAND_WRITTEN_READ_FIRST("handWrittenReadFirst",
       "(2e) floor of a read-first stored result: hand-written, one SELECT of the key in auto-commit, then (2c) on a"
           + " miss"),
   HAND_WRITTEN_CLAIM_FIRST("handWrittenClaimFirst",
-      "(4b) floor of CLAIM: hand-written, the key committed first in the idem_record-shaped table, then work +"
-          + " completion + commit"),
+      "(4b) floor of CLAIM: hand-written, the key committed first in the idem_record-shaped table with an owner"
+          + " token and a lease, then work + completion fenced by the owner token + commit"),
   IDEM_REPLAY("idemReplay", "(5) idem replay of a completed key, no cache"),
   HAND_WRITTEN_REPLAY("handWrittenReplay",
       "(5b) floor of a replay: hand-written, one SELECT of idem's record in auto-commit, the payload's fingerprint"
@@ -58,12 +61,24 @@ public enum Operation {
    * pays. Issue #26's targets judge each idem path against it (not against the plain hand-written pattern, which
    * stores no fingerprint, no result and claims nothing before the work).
    *
+   * @param database the database's display name ({@code TestDatabase.displayName()}): the default void path keeps
+   *     the implicit-commit guard only where DDL commits a transaction early (H2, MariaDB, MySQL), so its floor
+   *     depends on it
    * @return the floor, or null if this is not a judged idem path
    */
-  public Operation floor() {
+  public Operation floor(String database) {
+    if (this == IDEM_TRANSACTIONAL_VOID && "PostgreSQL".equals(database)) {
+      // Nothing commits a PostgreSQL transaction implicitly: the default void path writes its key COMPLETED with
+      // the work, one statement, and its floor is the key row written with the business write.
+      return HAND_WRITTEN_IDEM_SHAPED;
+    }
     return switch (this) {
-      // No result: the key row written with the business write, one commit.
-      case IDEM_TRANSACTIONAL_VOID, IDEM_TRANSACTIONAL_VOID_PROMISED -> HAND_WRITTEN_IDEM_SHAPED;
+      // No result, with the implicit-commit guard (the default on H2 and MariaDB, whose DDL commits early): the key
+      // claimed PENDING before the work and completed after it, one commit. On PostgreSQL, where nothing commits
+      // implicitly, the default writes the key COMPLETED with the work and its floor is that: (2b).
+      case IDEM_TRANSACTIONAL_VOID -> HAND_WRITTEN_GUARDED_VOID;
+      // No result, the guard given up (bodiesNeverCommitImplicitly): the key row written with the business write.
+      case IDEM_TRANSACTIONAL_VOID_PROMISED -> HAND_WRITTEN_IDEM_SHAPED;
       // A stored result: the key claimed before the work (a concurrent duplicate waits on it), the response after.
       case IDEM_TRANSACTIONAL -> HAND_WRITTEN_COMPLETED_AFTER;
       // The claim committed before the work, then work and response in a second commit.

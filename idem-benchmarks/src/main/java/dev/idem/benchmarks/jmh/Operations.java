@@ -121,6 +121,10 @@ final class Operations {
       }
       case IDEM_TRANSACTIONAL_LOOKUP_FIRST -> idemTransactionalLookupFirst(key, order);
       case HAND_WRITTEN_READ_FIRST -> handWrittenReadFirst(key, order);
+      case HAND_WRITTEN_GUARDED_VOID -> {
+        handWrittenGuardedVoid(key, order);
+        yield null;
+      }
       case IDEM_CLAIM -> idemClaim(key, order);
       case HAND_WRITTEN_CLAIM_FIRST -> handWrittenClaimFirst(key, order);
       case IDEM_REPLAY -> idemReplay(replayKey(threadIndex, n), order(replayOrderId(threadIndex, n)));
@@ -229,6 +233,14 @@ final class Operations {
    */
   OrderReceipt handWrittenCompletedAfter(String key, PlaceOrder order) throws SQLException {
     return handWrittenIdemShaped.placeOrderCompletedAfter(key, order);
+  }
+
+  /**
+   * The floor of the default void path where DDL commits implicitly (H2, MariaDB), by hand: the key claimed
+   * PENDING first, the business write, the key completed by an UPDATE, one commit; no response.
+   */
+  void handWrittenGuardedVoid(String key, PlaceOrder order) throws SQLException {
+    handWrittenIdemShaped.recordOrderGuarded(key, order);
   }
 
   /** The floor of CLAIM, by hand: the key committed first (idem_record's shape), then work, response, commit. */

@@ -195,7 +195,7 @@ public final class MarkdownReport {
 
   /** One idem path against its floor on one database and thread count; nothing when either did not run. */
   private void floorRow(String database, int threads, Operation path) {
-    Operation floor = path.floor();
+    Operation floor = path.floor(database);
     Optional<Figure> measured = figure(path, database, threads);
     Optional<Figure> under = figure(floor, database, threads);
     PairedBenchmark.RoundRatios paired = in.paired() == null ? null
@@ -209,6 +209,13 @@ public final class MarkdownReport {
     PairedBenchmark.RoundRatios overHand = in.paired() == null ? null
         : in.paired().ratiosOver(path, Operation.HAND_WRITTEN, database, threads);
     String information = overHand == null ? "—" : fmt(overHand.median()) + "x";
+    PairedBenchmark.RoundRatios overUnguarded = in.paired() == null || floor == Operation.HAND_WRITTEN_IDEM_SHAPED
+        || path != Operation.IDEM_TRANSACTIONAL_VOID ? null
+        : in.paired().ratiosOver(path, Operation.HAND_WRITTEN_IDEM_SHAPED, database, threads);
+    if (overUnguarded != null) {
+      // The key row written with the work, no guard: what the guard costs, not a verdict.
+      information += "; over (2b), which has no implicit-commit guard: " + fmt(overUnguarded.median()) + "x";
+    }
     String ratio;
     String verdict;
     if (paired != null) {
@@ -302,8 +309,9 @@ public final class MarkdownReport {
     line("| --- | ---: | --- | ---: | ---: | --- | --- | ---: | ---: |");
     for (PairedBenchmark.Series x : paired.series()) {
       double[] interval = x.ratioInterval();
-      PairedBenchmark.RoundRatios overFloor = x.operation().floor() == null ? null
-          : paired.ratiosOver(x.operation(), x.operation().floor(), x.database(), x.threads());
+      Operation floor = x.operation().floor(x.database());
+      PairedBenchmark.RoundRatios overFloor = floor == null ? null
+          : paired.ratiosOver(x.operation(), floor, x.database(), x.threads());
       String floorColumn = overFloor == null ? "" : fmt(overFloor.median()) + " [" + fmt(overFloor.interval()[0])
           + "–" + fmt(overFloor.interval()[1]) + "]";
       line("| " + x.database() + " | " + x.threads() + " | " + x.operation().label() + " | " + ops(x.medianRate())
