@@ -46,19 +46,6 @@ abstract class FlywayMigrationContractTest extends DatabaseContract {
             + " row_version BIGINT NOT NULL)");
   }
 
-  /**
-   * idem's migrations in this dialect's location: V1 to V4 everywhere; MariaDB's V5 adds idem_lock_release, the
-   * single-flight locks' release marks, which only MariaDB and MySQL use.
-   */
-  protected int idemMigrations() {
-    return 4;
-  }
-
-  /** The migrations that together make schema/lock-&lt;dialect&gt;.sql: V3, plus V5 on MariaDB. */
-  protected List<String> lockMigrations() {
-    return List.of("V3__idem_lock.sql");
-  }
-
   private String dialectDirectory() {
     return database().name().toLowerCase(Locale.ROOT);
   }
@@ -101,11 +88,8 @@ abstract class FlywayMigrationContractTest extends DatabaseContract {
         statements(resource("dev/idem/runtime/flyway/" + dialect + "/V1__idem_record.sql")));
     assertEquals(statements(resource("dev/idem/runtime/schema/transition-log-" + dialect + ".sql")),
         statements(resource("dev/idem/runtime/flyway/" + dialect + "/V2__idem_transition_log.sql")));
-    List<String> lockStatements = new ArrayList<>();
-    for (String migration : lockMigrations()) {
-      lockStatements.addAll(statements(resource("dev/idem/runtime/flyway/" + dialect + "/" + migration)));
-    }
-    assertEquals(statements(resource("dev/idem/runtime/schema/lock-" + dialect + ".sql")), lockStatements);
+    assertEquals(statements(resource("dev/idem/runtime/schema/lock-" + dialect + ".sql")),
+        statements(resource("dev/idem/runtime/flyway/" + dialect + "/V3__idem_lock.sql")));
     assertEquals(statements(resource("dev/idem/runtime/schema/outbox-" + dialect + ".sql")),
         statements(resource("dev/idem/runtime/flyway/" + dialect + "/V4__idem_outbox.sql")));
   }
@@ -130,11 +114,11 @@ abstract class FlywayMigrationContractTest extends DatabaseContract {
 
   @Test
   void flywayAppliesEveryMigrationOnceAndValidatesThem() {
-    assertEquals(idemMigrations(), firstMigration.migrationsExecuted);
-    assertEquals(String.valueOf(idemMigrations()), firstMigration.targetSchemaVersion);
+    assertEquals(4, firstMigration.migrationsExecuted);
+    assertEquals("4", firstMigration.targetSchemaVersion);
     assertEquals(0, flyway().migrate().migrationsExecuted, "a second run finds nothing to do");
     flyway().validate();
-    assertEquals(idemMigrations(), flyway().info().applied().length, "all recorded in idem's own history table");
+    assertEquals(4, flyway().info().applied().length, "all recorded in idem's own history table");
   }
 
   @Test
@@ -194,8 +178,8 @@ abstract class FlywayMigrationContractTest extends DatabaseContract {
           .baselineOnMigrate(true).baselineVersion("2").load();
       // The documented baseline for tables an idem before the lock table made; V3 finds idem_lock there and
       // creates nothing (CREATE TABLE IF NOT EXISTS), and creates it where an older createSchema() did not.
-      assertEquals(idemMigrations() - 2, adopting.migrate().migrationsExecuted, "V3, V4 (the outbox) and later");
-      assertEquals(String.valueOf(idemMigrations()), adopting.info().current().getVersion().getVersion());
+      assertEquals(2, adopting.migrate().migrationsExecuted, "V3 and V4 (the outbox)");
+      assertEquals("4", adopting.info().current().getVersion().getVersion());
       adopting.validate();
     }
   }
@@ -223,16 +207,15 @@ abstract class FlywayMigrationContractTest extends DatabaseContract {
     }
     try (IsolatedDatabase defaultBaseline = IsolatedDatabase.open(database())) {
       defaultBaseline.execute(applicationTable);
-      assertEquals(idemMigrations() - 1, flywayOn(defaultBaseline, true, "1").migrate().migrationsExecuted,
-          "only V2 and later ran");
+      assertEquals(3, flywayOn(defaultBaseline, true, "1").migrate().migrationsExecuted, "only V2, V3 and V4 ran");
       IdemRuntime runtime = IdemRuntime.builder().dataSource(defaultBaseline.dataSource()).build();
       assertThrows(IdempotencyStoreException.class, () -> ledgerOn(runtime).credit("r-1", 1), "no idem_record");
     }
     try (IsolatedDatabase adopting = IsolatedDatabase.open(database())) {
       adopting.execute(applicationTable);
       Flyway flyway = flywayOn(adopting, true, "0");
-      assertEquals(idemMigrations(), flyway.migrate().migrationsExecuted);
-      assertEquals(String.valueOf(idemMigrations()), flyway.info().current().getVersion().getVersion());
+      assertEquals(4, flyway.migrate().migrationsExecuted);
+      assertEquals("4", flyway.info().current().getVersion().getVersion());
       flyway.validate();
       IdemRuntime runtime = IdemRuntime.builder().dataSource(adopting.dataSource()).build();
       Ledger ledger = ledgerOn(runtime);
@@ -253,7 +236,7 @@ abstract class FlywayMigrationContractTest extends DatabaseContract {
     // The order the README gives: the application's Flyway, then idem's. The other way round, the application's
     // Flyway finds idem's tables in a schema without its history table and refuses it.
     try (IsolatedDatabase idemFirst = IsolatedDatabase.open(database())) {
-      assertEquals(idemMigrations(), flywayOn(idemFirst, true, "0").migrate().migrationsExecuted);
+      assertEquals(4, flywayOn(idemFirst, true, "0").migrate().migrationsExecuted);
       FlywayException refused =
           assertThrows(FlywayException.class, () -> applicationsFlywayOn(idemFirst).migrate());
       assertTrue(refused.getMessage().contains("non-empty schema"), refused.getMessage());
@@ -264,8 +247,8 @@ abstract class FlywayMigrationContractTest extends DatabaseContract {
         assertEquals(expected, applicationsFlywayOn(fresh).migrate().migrationsExecuted,
             "application, deploy " + deploy);
         Flyway idems = flywayOn(fresh, true, "0");
-        assertEquals(deploy == 1 ? idemMigrations() : 0, idems.migrate().migrationsExecuted, "idem, deploy " + deploy);
-        assertEquals(String.valueOf(idemMigrations()), idems.info().current().getVersion().getVersion());
+        assertEquals(deploy == 1 ? 4 : 0, idems.migrate().migrationsExecuted, "idem, deploy " + deploy);
+        assertEquals("4", idems.info().current().getVersion().getVersion());
         idems.validate();
         applicationsFlywayOn(fresh).validate();
       }

@@ -35,8 +35,6 @@ final class JdbcLockProvider implements LockProvider {
   private final String renewSql;
   private final String releaseSql;
   private final String releaseNowSql;
-  /** Null where releases update idem_lock. */
-  private final String releaseMarkSql;
   private final String lockedBy;
 
   JdbcLockProvider(DataSource dataSource, SqlDialect dialect) {
@@ -48,7 +46,6 @@ final class JdbcLockProvider implements LockProvider {
     this.renewSql = dialect.lockRenewSql();
     this.releaseSql = dialect.lockReleaseSql();
     this.releaseNowSql = dialect.lockReleaseNowSql();
-    this.releaseMarkSql = dialect.lockReleaseMarkSql();
     this.lockedBy = whoAmI();
   }
 
@@ -143,14 +140,6 @@ final class JdbcLockProvider implements LockProvider {
 
   @Override
   public boolean release(LockLease lease, Duration lockAtLeastFor) {
-    if (releaseMarkSql != null) {
-      try {
-        return mark(lease, lockAtLeastFor.isNegative() ? Duration.ZERO : lockAtLeastFor);
-      } catch (TableFullException full) {
-        // More lock names than the MEMORY table holds (max_heap_table_size): this release updates idem_lock, as
-        // where there are no marks; it costs a flush, not a lock.
-      }
-    }
     if (lockAtLeastFor.isZero() || lockAtLeastFor.isNegative()) {
       return fenced(releaseNowSql, lease, null, "Releasing");
     }
@@ -180,30 +169,6 @@ final class JdbcLockProvider implements LockProvider {
     }
   }
 
-  /** The release as a mark (see {@link SqlDialect#lockReleaseMarkSql()}): one statement, in auto-commit mode. */
-  private boolean mark(LockLease lease, Duration lockAtLeastFor) throws TableFullException {
-    try (Connection connection = autoCommit(dataSource.getConnection());
-        PreparedStatement mark = connection.prepareStatement(releaseMarkSql)) {
-      mark.setLong(1, lockAtLeastFor.toMillis());
-      mark.setString(2, lease.name());
-      mark.setString(3, lease.ownerToken());
-      return mark.executeUpdate() > 0;
-    } catch (SQLException e) {
-      if (dialect.isTableFull(e)) {
-        throw new TableFullException();
-      }
-      throw new IdempotencyStoreException("Releasing the single-flight lock '" + lease.name() + "' failed"
-          + dialect.missingTableHint(e, SqlDialect.LOCK_RELEASE_TABLE), e);
-    }
-  }
-
-  /** The release marks' table is full: {@link #release} falls back to the UPDATE. */
-  private static final class TableFullException extends Exception {
-    TableFullException() {
-      super(null, null, false, false);
-    }
-  }
-
   /** Each statement commits by itself: a pool may lend connections with auto-commit off. */
   private static Connection autoCommit(Connection connection) throws SQLException {
     if (!connection.getAutoCommit()) {
@@ -213,9 +178,7 @@ final class JdbcLockProvider implements LockProvider {
   }
 
   private IdempotencyStoreException failure(String message, SQLException e) {
-    // Where releases are marks, acquisitions and renewals read idem_lock_release too: either may be the missing one.
-    return new IdempotencyStoreException(message + dialect.missingTableHint(e, releaseMarkSql == null
-        ? SqlDialect.LOCK_TABLE : SqlDialect.LOCK_TABLE + " or " + SqlDialect.LOCK_RELEASE_TABLE), e);
+    return new IdempotencyStoreException(message + dialect.missingTableHint(e, SqlDialect.LOCK_TABLE), e);
   }
 
   /** Host and process, for operators reading the table: who took a lock last. */

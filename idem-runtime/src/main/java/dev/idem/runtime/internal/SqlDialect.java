@@ -224,28 +224,9 @@ abstract class SqlDialect {
    * Renews a lease that is still this owner's and has not ended (an ended lease is lost even if nobody took it yet:
    * another instance could have). Parameters: lease millis, name, owner token. One row: renewed.
    */
-  String lockRenewSql() {
+  final String lockRenewSql() {
     return "UPDATE " + LOCK_TABLE + " SET lease_until = " + lockNowMillis() + " + ? WHERE name = ? AND owner_token = ?"
         + " AND lease_until > " + lockNowMillis();
-  }
-
-  /**
-   * Where a release is not an UPDATE of idem_lock but a mark in {@link #LOCK_RELEASE_TABLE}, a table whose writes
-   * never wait for the disk (MariaDB and MySQL, which have no per-transaction way to commit without the redo log's
-   * flush, as PostgreSQL has in {@link #lockReleaseFrom()}): the release's statement, one row inserted or replaced
-   * exactly when the lease was this owner's, had not ended and was not released yet. Parameters: lockAtLeastFor
-   * millis (0 for none), name, owner token. Null where releases update idem_lock.
-   */
-  String lockReleaseMarkSql() {
-    return null;
-  }
-
-  /** The release marks' table, see {@link #lockReleaseMarkSql()}. */
-  static final String LOCK_RELEASE_TABLE = "idem_lock_release";
-
-  /** Whether the failure is a table that cannot take another row (MariaDB's MEMORY table at its size limit). */
-  boolean isTableFull(SQLException e) {
-    return false;
   }
 
   /**
@@ -966,23 +947,15 @@ abstract class SqlDialect {
     String name = schemaResource().substring("schema/".length(), schemaResource().length() - ".sql".length());
     return (table != null
         ? ". idem's table " + table + " does not exist"
-            + (table.equals(TRANSITION_LOG_TABLE) || namesLockTable(table) || table.equals(OUTBOX_TABLE)
+            + (table.equals(TRANSITION_LOG_TABLE) || table.equals(LOCK_TABLE) || table.equals(OUTBOX_TABLE)
                 || table.equals("idem_record") ? ""
                 : " (the shipped DDL names it idem_record: replace that name)")
         : ". If the missing table is idem's (its record table, idem_record by default, or the transition log "
             + TRANSITION_LOG_TABLE + ")")
         + ": create idem's tables once, by calling runtime.createSchema(), or by running the DDL shipped in"
-        + " idem-runtime as " + (table != null && namesLockTable(table)
-            ? "dev/idem/runtime/" + lockSchemaResource()
-            : "dev/idem/runtime/" + schemaResource() + " and dev/idem/runtime/" + transitionLogSchemaResource())
-        + ", or by letting Flyway migrate the location"
+        + " idem-runtime as dev/idem/runtime/" + schemaResource() + " and dev/idem/runtime/"
+        + transitionLogSchemaResource() + ", or by letting Flyway migrate the location"
         + " classpath:dev/idem/runtime/flyway/" + name + ". The database said";
-  }
-
-  /** idem_lock, idem_lock_release, or "idem_lock or idem_lock_release" (JdbcLockProvider's failures). */
-  private static boolean namesLockTable(String table) {
-    return table.equals(LOCK_TABLE) || table.equals(LOCK_RELEASE_TABLE)
-        || table.equals(LOCK_TABLE + " or " + LOCK_RELEASE_TABLE);
   }
 
   /** Whether the failure is a unique-constraint violation. */
@@ -1518,8 +1491,6 @@ abstract class SqlDialect {
     }
     private static final int ER_DUP_ENTRY = 1062;
     private static final int ER_NO_SUCH_TABLE = 1146;
-    /** "The table is full": a MEMORY table at max_heap_table_size. */
-    private static final int ER_RECORD_FILE_FULL = 1114;
     static final int ER_LOCK_WAIT_TIMEOUT = 1205;
     private static final int ER_LOCK_DEADLOCK = 1213;
     private static final int ER_LOCK_NOWAIT = 3572;
@@ -1690,28 +1661,6 @@ abstract class SqlDialect {
       return EPOCH_MILLIS;
     }
 
-    @Override
-    boolean lockAcquireReportsFenceAsInsertId() {
-      return true;
-    }
-
-    /*
-     * Releases by a mark in idem_lock_release, a MEMORY table: InnoDB flushes its redo log at every commit that
-     * wrote to it (innodb_flush_log_at_trx_commit = 1), and MariaDB and MySQL have no per-transaction setting to
-     * spare a release that flush, so an UPDATE of idem_lock as release costs a lock cycle its second flush (measured
-     * here: about 230 µs for the UPDATE, 34 µs for the mark). The mark is safe for the same reason as PostgreSQL's
-     * release without a flush (lockReleaseFrom): if the server restarts, the MEMORY table comes back empty and every
-     * lease ends as its acquisition wrote it, at lockAtMostFor, as if its holder had died before releasing: the next
-     * run starts later, never twice. Acquisitions and renewals stay durable UPDATEs of idem_lock, so the fencing
-     * token never goes back. A mark counts only while it names the row's current owner token: the next acquisition
-     * writes a new token, which leaves the old mark matching nothing (it is replaced by the next release of the name).
-     * A runtime of an earlier version, which does not read the marks, waits for lockAtMostFor instead: slower, never
-     * twice.
-     */
-
-    private static final String RELEASED = " LEFT JOIN " + LOCK_RELEASE_TABLE
-        + " r ON r.name = l.name AND r.owner_token = l.owner_token";
-
     /**
      * The takeover UPDATE, and an INSERT only for a name that has no row yet: ONE statement and one round trip per
      * acquisition once the row exists, as with ShedLock's JDBC provider, and no read-back: the new token is set
@@ -1721,44 +1670,17 @@ abstract class SqlDialect {
      * and increasing the token in one statement works too, but ran at 0.4 of ShedLock's rate on one thread in
      * LockBenchmark (the duplicate-key path of InnoDB costs more than an UPDATE). Parameters as
      * {@link #lockTakeOverSql()}'s.
-     * It also takes a lease that its owner marked released (see the release marks above).
      */
     @Override
     String lockAcquireSql() {
-      return "UPDATE " + LOCK_TABLE + " l" + RELEASED + " SET l.fence = LAST_INSERT_ID(l.fence + 1), l.owner_token = ?,"
-          + " l.locked_at = " + lockNowMillis() + ", l.lease_until = " + lockNowMillis() + " + ?, l.locked_by = ?"
-          + " WHERE l.name = ? AND (l.lease_until <= " + lockNowMillis() + " OR r.free_from <= " + lockNowMillis() + ")";
-    }
-
-    /** A lease marked released is not renewed: it is lost, as one whose release updated idem_lock. */
-    @Override
-    String lockRenewSql() {
-      return "UPDATE " + LOCK_TABLE + " l" + RELEASED + " SET l.lease_until = " + lockNowMillis() + " + ?"
-          + " WHERE l.name = ? AND l.owner_token = ? AND l.lease_until > " + lockNowMillis() + " AND r.name IS NULL";
-    }
-
-    /**
-     * The mark: free from the acquisition plus lockAtLeastFor, or now. The SELECT is a derived table so that the
-     * ON DUPLICATE KEY UPDATE's columns are the mark's alone (MariaDB materializes it: the statement reads the table
-     * it writes). Its InnoDB part only reads, so its commit writes no redo log and waits for no flush.
-     */
-    @Override
-    String lockReleaseMarkSql() {
-      return "INSERT INTO " + LOCK_RELEASE_TABLE + " (name, owner_token, free_from) SELECT * FROM (SELECT l.name,"
-          + " l.owner_token, GREATEST(l.locked_at + ?, " + lockNowMillis() + ") AS free_from FROM " + LOCK_TABLE + " l"
-          + RELEASED + " WHERE l.name = ? AND l.owner_token = ? AND l.lease_until > " + lockNowMillis()
-          + " AND r.name IS NULL) AS released ON DUPLICATE KEY UPDATE owner_token = VALUES(owner_token),"
-          + " free_from = VALUES(free_from)";
+      return "UPDATE " + LOCK_TABLE + " SET fence = LAST_INSERT_ID(fence + 1), owner_token = ?, locked_at = "
+          + lockNowMillis() + ", lease_until = " + lockNowMillis() + " + ?, locked_by = ? WHERE name = ? AND"
+          + " lease_until <= " + lockNowMillis();
     }
 
     @Override
-    boolean isTableFull(SQLException e) {
-      for (SQLException s : SqlErrors.chain(e)) {
-        if (s.getErrorCode() == ER_RECORD_FILE_FULL) {
-          return true;
-        }
-      }
-      return false;
+    boolean lockAcquireReportsFenceAsInsertId() {
+      return true;
     }
 
     @Override
