@@ -953,8 +953,9 @@ abstract class SqlDialect {
         : ". If the missing table is idem's (its record table, idem_record by default, or the transition log "
             + TRANSITION_LOG_TABLE + ")")
         + ": create idem's tables once, by calling runtime.createSchema(), or by running the DDL shipped in"
-        + " idem-runtime as dev/idem/runtime/" + schemaResource() + " and dev/idem/runtime/"
-        + transitionLogSchemaResource() + ", or by letting Flyway migrate the location"
+        + " idem-runtime as " + (LOCK_TABLE.equals(table) ? "dev/idem/runtime/" + lockSchemaResource()
+            : "dev/idem/runtime/" + schemaResource() + " and dev/idem/runtime/" + transitionLogSchemaResource())
+        + ", or by letting Flyway migrate the location"
         + " classpath:dev/idem/runtime/flyway/" + name + ". The database said";
   }
 

@@ -12,6 +12,7 @@ import dev.idem.OnBusy;
 import dev.idem.runtime.FencedUpdate;
 import dev.idem.runtime.IdemRuntime;
 import dev.idem.runtime.IdempotencyListener;
+import dev.idem.runtime.IdempotencyStoreException;
 import dev.idem.runtime.LockLease;
 import dev.idem.runtime.LockProvider;
 import dev.idem.runtime.LockProviderContract;
@@ -117,6 +118,22 @@ abstract class LockContractTest extends DatabaseContract {
         assertEquals(0, release.commits() + release.rollbacks() + release.autoCommitChanges(), release.toString());
       }
       assertEquals(previous, lockRow("counted"), "the token the reply reported is the row's");
+    }
+  }
+
+  @Test
+  void aMissingLockTableIsNamedWithTheDdlThatMakesIt() {
+    database.execute("DROP TABLE idem_lock");
+    try {
+      IdempotencyStoreException missing = assertThrows(IdempotencyStoreException.class,
+          () -> locks.tryAcquire("job", Duration.ofMinutes(1)));
+      String lockDdl = "dev/idem/runtime/schema/lock-" + (database() == TestDatabase.H2 ? "h2"
+          : database() == TestDatabase.POSTGRESQL ? "postgresql" : "mariadb") + ".sql";
+      assertTrue(missing.getMessage().contains("idem's table idem_lock does not exist")
+          && missing.getMessage().contains("createSchema()") && missing.getMessage().contains(lockDdl),
+          missing.getMessage());
+    } finally {
+      runtime.createSchema();
     }
   }
 
