@@ -219,6 +219,8 @@ public final class CompileBenchmark {
       "jakarta.persistence-api");
 
   private static final ThreadMXBean THREADS = ManagementFactory.getThreadMXBean();
+  private static final com.sun.management.OperatingSystemMXBean PROCESS =
+      (com.sun.management.OperatingSystemMXBean) ManagementFactory.getOperatingSystemMXBean();
 
   private CompileBenchmark() {}
 
@@ -396,7 +398,9 @@ public final class CompileBenchmark {
    * @param cold whether the processor comes from a fresh class loader that cannot see this JVM's class path, as in
    *     a user's build ({@link #coldProcessor}); false lets javac's processor path loader find the warm copy that its
    *     parent, this JVM's application class loader, already holds
-   * @param cpuMillis receives the compiling thread's CPU time (javac in-process runs on the calling thread)
+   * @param cpuMillis receives the compiling thread's CPU time (javac in-process runs on the calling thread) and,
+   *     where it has a second element, the whole process's: that adds the JIT compiler's threads, which compile a
+   *     cold processor's hot methods anew for every compile, and the garbage collector's
    */
   static double compile(JavaCompiler javac, List<Path> sources, String classPath, Path out,
       String processor, String processorPath, boolean cold, double[] cpuMillis) throws IOException {
@@ -414,6 +418,7 @@ public final class CompileBenchmark {
     List<URLClassLoader> opened = new ArrayList<>();
     long start = System.nanoTime();
     long cpuStart = THREADS.getCurrentThreadCpuTime();
+    long processCpuStart = PROCESS.getProcessCpuTime();
     try (StandardJavaFileManager files = javac.getStandardFileManager(null, null, null)) {
       Iterable<? extends JavaFileObject> units = files.getJavaFileObjectsFromPaths(sources);
       JavaCompiler.CompilationTask task = javac.getTask(diagnostics, files, null, options, null, units);
@@ -424,6 +429,9 @@ public final class CompileBenchmark {
       boolean ok = task.call();
       double millis = (System.nanoTime() - start) / 1e6;
       cpuMillis[0] = (THREADS.getCurrentThreadCpuTime() - cpuStart) / 1e6;
+      if (cpuMillis.length > 1) {
+        cpuMillis[1] = (PROCESS.getProcessCpuTime() - processCpuStart) / 1e6;
+      }
       for (URLClassLoader loader : opened) {
         loader.close();
       }

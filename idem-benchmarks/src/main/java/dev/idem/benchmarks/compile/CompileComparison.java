@@ -16,7 +16,8 @@ import javax.tools.ToolProvider;
  * processor compile in rotating order, round after round, each processor loaded cold (a fresh class loader per
  * compile, {@link CompileBenchmark#coldProcessor}). On a shared machine whose load drifts by the minute, two
  * separate runs of {@link CompileBenchmark} cannot tell a 10% change from the drift; rounds that interleave can.
- * Reports the added wall and CPU time per command of each, medians over the rounds.
+ * Reports the added wall time, compiling thread's CPU time and process CPU time (with the JIT compiler's and the
+ * garbage collector's threads) per command of each, medians over the rounds.
  *
  * <p>{@code java -cp <benchmark class path> dev.idem.benchmarks.compile.CompileComparison <baseline
  * idem-processor jar> [warm-ups] [rounds] [record|generic|both]}. The generated code of both runs against the
@@ -59,7 +60,8 @@ public final class CompileComparison {
       String[] names = {"-proc:none", "baseline", "current"};
       List<List<Double>> wall = List.of(new ArrayList<>(), new ArrayList<>(), new ArrayList<>());
       List<List<Double>> cpu = List.of(new ArrayList<>(), new ArrayList<>(), new ArrayList<>());
-      double[] cpuMillis = new double[1];
+      List<List<Double>> processCpu = List.of(new ArrayList<>(), new ArrayList<>(), new ArrayList<>());
+      double[] cpuMillis = new double[2];
       for (int i = 0; i < warmUps + rounds; i++) {
         for (int k = 0; k < 3; k++) {
           int variant = (i + k) % 3;
@@ -74,6 +76,7 @@ public final class CompileComparison {
           if (i >= warmUps) {
             wall.get(variant).add(took);
             cpu.get(variant).add(cpuMillis[0]);
+            processCpu.get(variant).add(cpuMillis[1]);
           }
           delete(out);
         }
@@ -84,11 +87,13 @@ public final class CompileComparison {
       for (int v = 0; v < 3; v++) {
         double w = CompileBenchmark.Result.median(wall.get(v));
         double c = CompileBenchmark.Result.median(cpu.get(v));
-        System.out.printf("  %-10s wall %5.0f ms  CPU %5.0f ms", names[v], w, c);
+        double p = CompileBenchmark.Result.median(processCpu.get(v));
+        System.out.printf("  %-10s wall %5.0f ms  CPU %5.0f ms  process CPU %5.0f ms", names[v], w, c, p);
         if (v > 0) {
-          System.out.printf("  added per command: wall %.3f ms, CPU %.3f ms; per-round added CPU ms/command %s",
-              (w - CompileBenchmark.Result.median(wall.get(0))) / commands,
+          System.out.printf("%n             added per command: wall %.3f ms, CPU %.3f ms, process CPU %.3f ms;"
+                  + " per-round added CPU ms/command %s", (w - CompileBenchmark.Result.median(wall.get(0))) / commands,
               (c - CompileBenchmark.Result.median(cpu.get(0))) / commands,
+              (p - CompileBenchmark.Result.median(processCpu.get(0))) / commands,
               perRound(cpu.get(v), cpu.get(0), commands));
         }
         System.out.println();
