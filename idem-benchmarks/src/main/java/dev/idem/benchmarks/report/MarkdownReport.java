@@ -445,6 +445,13 @@ public final class MarkdownReport {
         c.pregeneratedMillis(), c.pregeneratedCpuMillis());
     row("javac + a processor of idem's annotations that does nothing", c.noOpProcessorMillis(),
         c.noOpProcessorCpuMillis());
+    row("information: javac + idem processor loaded warm from the benchmark's own class loader (before 2026-12-03)",
+        c.warmProcessorMillis(), c.warmProcessorCpuMillis());
+    line("");
+    line("Every processor above but the last is loaded as a user's build loads it: from the processor path, in a "
+        + "fresh class loader per compile that cannot see the benchmark's class path, so its classes are loaded, "
+        + "initialised and interpreted anew each time. The last row is how this benchmark loaded idem's processor "
+        + "before: javac's loader delegated to the benchmark's own, which already held it JIT-compiled.");
     line("");
     double generatedCode = c.medianPregenerated() - c.medianWithout();
     double processing = c.medianNoOpProcessor() - c.medianWithout();
