@@ -419,7 +419,8 @@ public final class ConsumerBenchmark {
    * pair runs one block of fresh messages through each, the order flipping every pair so that a drifting load
    * favours neither; the pair's ratio is idem's rate over the floor's in that pair. Both tables get a warm-up block
    * and fresh statistics first, so that both start from the same state. Beside the ratios: the consumer thread's
-   * CPU time and allocated bytes per 100 deliveries of each side, the round trips per 100 deliveries of each
+   * CPU time and allocated bytes and the server's CPU time ({@link #serverTicks}) per 100 deliveries of each side,
+   * which the machine's load moves far less than the rates, the round trips per 100 deliveries of each
    * ({@link #roundTripsPer100}), and the machine's load average before and after, since a shared machine's load
    * moves the rates.
    */
@@ -435,6 +436,7 @@ public final class ConsumerBenchmark {
     double[] ratios = new double[pairs];
     long[] cpu = new long[2];
     long[] bytes = new long[2];
+    long[] ticks = new long[2];
     long[] delivered = new long[2];
     Random random = new Random(17);
     for (int pair = 0; pair < pairs; pair++) {
@@ -445,6 +447,7 @@ public final class ConsumerBenchmark {
         int side = (turn == 0) == (pair % 2 == 0) ? 0 : 1;
         long cpuBefore = threads.getCurrentThreadCpuTime();
         long bytesBefore = threads.getThreadAllocatedBytes(self);
+        long ticksBefore = serverTicks();
         long start = System.nanoTime();
         if (side == 0) {
           uniqueKeyFloorBatches(forFloor, 100, true);
@@ -454,6 +457,7 @@ public final class ConsumerBenchmark {
         seconds[side] = (System.nanoTime() - start) / 1e9;
         cpu[side] += threads.getCurrentThreadCpuTime() - cpuBefore;
         bytes[side] += threads.getThreadAllocatedBytes(self) - bytesBefore;
+        ticks[side] += serverTicks() - ticksBefore;
         delivered[side] += side == 0 ? forFloor.size() : forIdem.size();
       }
       ratios[pair] = (forIdem.size() / seconds[1]) / (forFloor.size() / seconds[0]);
@@ -466,10 +470,13 @@ public final class ConsumerBenchmark {
             + " interleaved directly against the record-shaped floor (order flipping every pair): per-pair ratios"
             + " median %.2fx (quartiles %.2fx..%.2fx, range %.2fx..%.2fx); consumer thread CPU per 100 deliveries:"
             + " floor %.0f µs, idem %.0f µs; allocated per 100 deliveries: floor %,.0f bytes, idem %,.0f bytes;"
+            + " server CPU per 100 deliveries (/proc, 10 ms ticks; %s): floor %.0f µs, idem %.0f µs;"
             + " round trips per 100 deliveries: %s; load average before %s, after %s.%n",
         pairs, block, sorted[pairs / 2], sorted[pairs / 4], sorted[(3 * pairs) / 4], sorted[0], sorted[pairs - 1],
         cpu[0] / 1e3 / (delivered[0] / 100.0), cpu[1] / 1e3 / (delivered[1] / 100.0),
         bytes[0] / (delivered[0] / 100.0), bytes[1] / (delivered[1] / 100.0),
+        server == Server.POSTGRESQL ? "the run's backends" : "the whole mariadbd process",
+        ticks[0] * 1e4 / (delivered[0] / 100.0), ticks[1] * 1e4 / (delivered[1] / 100.0),
         roundTrips == null ? "not counted" : String.format(Locale.ROOT, "floor %.2f, idem %.2f", roundTrips[0],
             roundTrips[1]), loadBefore, loadAfter);
     return new AgainstFloor(ratios, text);
@@ -634,6 +641,30 @@ public final class ConsumerBenchmark {
       }
     }
     return ticks;
+  }
+
+  /**
+   * The database server's CPU time in clock ticks, from /proc on this machine, or 0 where it cannot be read: on
+   * PostgreSQL this run's backends ({@link #serverCpuTicks}); on MariaDB, which runs a thread per connection in one
+   * process, the whole mariadbd process (found by its pid file), so its background threads (InnoDB's flushing of
+   * the run's writes) count too, and the run must be the server's only client.
+   */
+  private String mariaDbPid;
+
+  private long serverTicks() throws SQLException {
+    if (server == Server.POSTGRESQL) {
+      return serverCpuTicks();
+    }
+    try {
+      if (mariaDbPid == null) {
+        mariaDbPid = Files.readString(Path.of(text("SELECT @@pid_file"))).trim();
+      }
+      String stat = Files.readString(Path.of("/proc/" + mariaDbPid + "/stat"));
+      String[] fields = stat.substring(stat.lastIndexOf(')') + 2).split(" ");
+      return Long.parseLong(fields[11]) + Long.parseLong(fields[12]); // utime, stime
+    } catch (IOException | RuntimeException e) {
+      return 0; // not on the server's machine
+    }
   }
 
   /** The ceiling: the same business rows, 100 per JDBC batch and transaction, nothing else. */
