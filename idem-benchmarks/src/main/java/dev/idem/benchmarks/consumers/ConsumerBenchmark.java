@@ -4,6 +4,7 @@ import com.zaxxer.hikari.HikariConfig;
 import com.zaxxer.hikari.HikariDataSource;
 import dev.idem.benchmarks.consumers.PaymentConsumers.Payment;
 import dev.idem.benchmarks.jmh.PairedBenchmark;
+import dev.idem.benchmarks.jmh.WireCount;
 import dev.idem.runtime.IdemRuntime;
 import java.io.IOException;
 import java.nio.file.Files;
@@ -48,7 +49,8 @@ import org.springframework.transaction.support.TransactionTemplate;
  * {@code PostgreSQL,MariaDB}), {@code idem.bench.variants} (only the variants whose name contains it, with the
  * baseline, the floor and Camel), {@code idem.bench.camel} ({@code false} skips Camel), {@code idem.bench.interleave}
  * (that many interleaved pairs of blocks of {@code idem.bench.block} messages, batch size 100 and the floor against
- * the baseline, and batch size 100 against the record-shaped floor, the target's verdict; see {@link #interleaved},
+ * the baseline, and batch size 100 interleaved directly against the record-shaped floor, the target's only verdict
+ * (the sequential runs and the ratios to the baseline are information); see {@link #interleaved},
  * {@link #uniqueKeyFloor} and {@link #againstShapedFloor}; 0 by default here, the report run in the pom
  * sets it),
  * {@code idem.bench.consumerReport} (a Markdown file the results are also written to). Works in a schema (database)
@@ -140,6 +142,16 @@ public final class ConsumerBenchmark {
   private final TransactionTemplate transactions;
   private final JdbcTemplate jdbc;
   private final JdbcMessageIdRepository camel;
+
+  /** Over another pool of the same database, for {@link #roundTripsPer100}: the floor's statements only. */
+  private ConsumerBenchmark(Server server, HikariDataSource dataSource, PaymentConsumers idem) {
+    this.server = server;
+    this.dataSource = dataSource;
+    this.idem = idem;
+    this.transactions = null;
+    this.jdbc = null;
+    this.camel = null;
+  }
 
   private ConsumerBenchmark(Server server, HikariDataSource dataSource) throws Exception {
     this.server = server;
@@ -252,22 +264,26 @@ public final class ConsumerBenchmark {
     }
     camel.stop();
     int pairs = Integer.getInteger("idem.bench.interleave", 0);
-    double[] overShapedFloor = null;
+    AgainstFloor overShapedFloor = null;
     if (pairs > 0) {
       String interleaved = interleaved(pairs) + uniqueKeyFloor(pairs, false) + uniqueKeyFloor(pairs, true);
       out.append(interleaved);
       System.out.print(interleaved);
       overShapedFloor = againstShapedFloor(pairs);
+      out.append(overShapedFloor.text());
+      System.out.print(overShapedFloor.text());
     }
     if (!Double.isNaN(batch100Rate) && !Double.isNaN(shapedFloorRate)) {
-      String target = floorTarget(overShapedFloor, batch100Rate / shapedFloorRate, batch100Rate / baselineRate);
+      String target = floorTarget(overShapedFloor == null ? null : overShapedFloor.ratios(),
+          batch100Rate / shapedFloorRate, batch100Rate / baselineRate);
       out.append(target);
       System.out.print(target);
     }
     if (!Double.isNaN(batch100Rate) && !Double.isNaN(floorRate)) {
       // The two factors multiply to the target's ratio: the floor's is any unique-key dedup's, the other idem's own.
-      String split = String.format(Locale.ROOT, "%nAgainst the unique-key floor on %s: the batch handler at batch size"
-              + " 100 reaches %.2fx the floor's rate (what idem costs beyond the unique key), and the floor %.2fx the"
+      String split = String.format(Locale.ROOT, "%nSequential runs (information): against the unique-key floor on"
+              + " %s, the batch handler at batch size 100 reaches %.2fx the floor's rate (what idem costs beyond the"
+              + " unique key), and the floor %.2fx the"
               + " plain 100-row batch INSERT (the least any dedup that writes a unique key per message costs).%n",
           server.title, batch100Rate / floorRate, floorRate / baselineRate);
       out.append(split);
@@ -275,7 +291,8 @@ public final class ConsumerBenchmark {
     }
     if (!Double.isNaN(batch100Rate) && !Double.isNaN(floorRate) && !Double.isNaN(shapedFloorRate)) {
       // idem's own share once more, split into what its record's rows cost the database and what the rest costs.
-      String shape = String.format(Locale.ROOT, "%nidem's share split on %s: the record-shaped floor reaches %.2fx the"
+      String shape = String.format(Locale.ROOT, "%nidem's share split on %s (sequential runs, information): the"
+              + " record-shaped floor reaches %.2fx the"
               + " floor's rate (what writing idem_record's rows instead of bare ids costs the database), and the batch"
               + " handler %.2fx the record-shaped floor's (idem's code and statements: fingerprints, RETURNING or the"
               + " per-row update counts, the read of recorded keys, the transaction's control statements).%n",
@@ -378,8 +395,9 @@ public final class ConsumerBenchmark {
       judged = PairedBenchmark.median(interleavedRatios);
       double[] interval = PairedBenchmark.bootstrapMedianInterval(interleavedRatios);
       withinError = interval[0] < FLOOR_TARGET && interval[1] >= FLOOR_TARGET;
-      measured = String.format(Locale.ROOT, "%.2fx, interleaved median of %d pairs [95%% interval %.2f–%.2f]; the"
-          + " sequential runs %.2fx", judged, interleavedRatios.length, interval[0], interval[1], sequentialRatio);
+      measured = String.format(Locale.ROOT, "%.2fx, median of %d pairs interleaved directly against the floor [95%%"
+          + " bootstrap interval %.2f–%.2f]; the sequential runs, information only, %.2fx", judged,
+          interleavedRatios.length, interval[0], interval[1], sequentialRatio);
     } else {
       judged = sequentialRatio;
       measured = String.format(Locale.ROOT, "%.2fx, the sequential runs (no interleaved pairs in this run)", judged);
@@ -392,35 +410,123 @@ public final class ConsumerBenchmark {
         FLOOR_TARGET, server.title, measured, verdict, overBaseline);
   }
 
+  /** The target's verdict pairs: each pair's ratio (idem's rate over the floor's) and their report. */
+  private record AgainstFloor(double[] ratios, String text) {}
+
   /**
-   * The batch handler at batch size 100 against the record-shaped floor, in alternating blocks as {@link #interleaved}
-   * runs it against the baseline.
-   *
-   * @return each pair's ratio, idem's rate over the floor's
+   * The target's verdict: the batch handler at batch size 100 interleaved directly against the record-shaped floor
+   * ({@link #uniqueKeyFloorBatches} with idem_record's rows), never computed from two ratios to the baseline. Each
+   * pair runs one block of fresh messages through each, the order flipping every pair so that a drifting load
+   * favours neither; the pair's ratio is idem's rate over the floor's in that pair. Both tables get a warm-up block
+   * and fresh statistics first, so that both start from the same state. Beside the ratios: the consumer thread's
+   * CPU time and allocated bytes and the server's CPU time ({@link #serverTicks}) per 100 deliveries of each side,
+   * which the machine's load moves far less than the rates, the round trips per 100 deliveries of each
+   * ({@link #roundTripsPer100}), and the machine's load average before and after, since a shared machine's load
+   * moves the rates.
    */
-  private double[] againstShapedFloor(int pairs) throws SQLException {
+  private AgainstFloor againstShapedFloor(int pairs) throws SQLException {
     int block = Integer.getInteger("idem.bench.block", 2_000);
+    com.sun.management.ThreadMXBean threads =
+        (com.sun.management.ThreadMXBean) java.lang.management.ManagementFactory.getThreadMXBean();
+    long self = Thread.currentThread().getId();
+    uniqueKeyFloorBatches(deliveries("warm-up-gf", block, new Random(19)), 100, true);
+    inBatches(deliveries("warm-up-gi", block, new Random(19)), 100);
+    analyze();
+    String loadBefore = loadAverage();
     double[] ratios = new double[pairs];
+    long[] cpu = new long[2];
+    long[] bytes = new long[2];
+    long[] ticks = new long[2];
+    long[] delivered = new long[2];
     Random random = new Random(17);
     for (int pair = 0; pair < pairs; pair++) {
       List<Payment> forFloor = deliveries("gf" + pair, block, random);
       List<Payment> forIdem = deliveries("gi" + pair, block, random);
-      double floorSeconds = 0;
-      double idemSeconds = 0;
+      double[] seconds = new double[2]; // [0] the floor, [1] idem
       for (int turn = 0; turn < 2; turn++) {
-        boolean floorTurn = (turn == 0) == (pair % 2 == 0);
+        int side = (turn == 0) == (pair % 2 == 0) ? 0 : 1;
+        long cpuBefore = threads.getCurrentThreadCpuTime();
+        long bytesBefore = threads.getThreadAllocatedBytes(self);
+        long ticksBefore = serverTicks();
         long start = System.nanoTime();
-        if (floorTurn) {
+        if (side == 0) {
           uniqueKeyFloorBatches(forFloor, 100, true);
-          floorSeconds = (System.nanoTime() - start) / 1e9;
         } else {
           inBatches(forIdem, 100);
-          idemSeconds = (System.nanoTime() - start) / 1e9;
         }
+        seconds[side] = (System.nanoTime() - start) / 1e9;
+        cpu[side] += threads.getCurrentThreadCpuTime() - cpuBefore;
+        bytes[side] += threads.getThreadAllocatedBytes(self) - bytesBefore;
+        ticks[side] += serverTicks() - ticksBefore;
+        delivered[side] += side == 0 ? forFloor.size() : forIdem.size();
       }
-      ratios[pair] = (forIdem.size() / idemSeconds) / (forFloor.size() / floorSeconds);
+      ratios[pair] = (forIdem.size() / seconds[1]) / (forFloor.size() / seconds[0]);
     }
-    return ratios;
+    String loadAfter = loadAverage();
+    double[] sorted = ratios.clone();
+    java.util.Arrays.sort(sorted);
+    double[] roundTrips = roundTripsPer100(block);
+    String text = String.format(Locale.ROOT, "%nThe target's pairs: %d pairs of %,d-message blocks, batch size 100"
+            + " interleaved directly against the record-shaped floor (order flipping every pair): per-pair ratios"
+            + " median %.2fx (quartiles %.2fx..%.2fx, range %.2fx..%.2fx); consumer thread CPU per 100 deliveries:"
+            + " floor %.0f µs, idem %.0f µs; allocated per 100 deliveries: floor %,.0f bytes, idem %,.0f bytes;"
+            + " server CPU per 100 deliveries (/proc, 10 ms ticks; %s): floor %.0f µs, idem %.0f µs;"
+            + " round trips per 100 deliveries: %s; load average before %s, after %s.%n",
+        pairs, block, sorted[pairs / 2], sorted[pairs / 4], sorted[(3 * pairs) / 4], sorted[0], sorted[pairs - 1],
+        cpu[0] / 1e3 / (delivered[0] / 100.0), cpu[1] / 1e3 / (delivered[1] / 100.0),
+        bytes[0] / (delivered[0] / 100.0), bytes[1] / (delivered[1] / 100.0),
+        server == Server.POSTGRESQL ? "the run's backends" : "the whole mariadbd process",
+        ticks[0] * 1e4 / (delivered[0] / 100.0), ticks[1] * 1e4 / (delivered[1] / 100.0),
+        roundTrips == null ? "not counted" : String.format(Locale.ROOT, "floor %.2f, idem %.2f", roundTrips[0],
+            roundTrips[1]), loadBefore, loadAfter);
+    return new AgainstFloor(ratios, text);
+  }
+
+  /**
+   * Round trips per 100 deliveries of one block through the record-shaped floor and through idem's batch handler,
+   * counted on the wire: a pool of one connection of its own goes through {@link WireCount}'s counting socket. The
+   * floor keeps one connection and its statements for the block, as in the pairs; idem takes a connection from
+   * the pool per batch, as a consumer does. Null where the counting socket cannot be used.
+   */
+  private double[] roundTripsPer100(int block) {
+    HikariConfig config = new HikariConfig();
+    config.setJdbcUrl(dataSource.getJdbcUrl() + "&socketFactory=" + WireCount.SOCKET_FACTORY);
+    config.setUsername(server.user);
+    config.setMaximumPoolSize(1);
+    try (HikariDataSource counted = new HikariDataSource(config)) {
+      IdemRuntime runtime = IdemRuntime.builder().dataSource(counted).build();
+      PaymentConsumers idemCounted = new PaymentConsumers_Idempotent(new EffectWriter(runtime), runtime);
+      ConsumerBenchmark floorCounted = new ConsumerBenchmark(server, counted, this.idem);
+      List<Payment> forFloor = deliveries("wf", block, new Random(23));
+      List<Payment> forIdem = deliveries("wi", block, new Random(23));
+      // Once each unrecorded, so that the connection's session setup and statement caches are not counted.
+      floorCounted.uniqueKeyFloorBatches(deliveries("wf0", 200, new Random(29)), 100, true);
+      for (int from = 0; from < 200; from += 100) {
+        idemCounted.onPayments(deliveries("wi0", 200, new Random(29)).subList(from, from + 100), GROUP);
+      }
+      WireCount.start();
+      floorCounted.uniqueKeyFloorBatches(forFloor, 100, true);
+      long floorTrips = WireCount.stop().roundTrips();
+      WireCount.start();
+      for (int from = 0; from < forIdem.size(); from += 100) {
+        idemCounted.onPayments(forIdem.subList(from, Math.min(forIdem.size(), from + 100)), GROUP);
+      }
+      long idemTrips = WireCount.stop().roundTrips();
+      return new double[] {floorTrips / (forFloor.size() / 100.0), idemTrips / (forIdem.size() / 100.0)};
+    } catch (SQLException | RuntimeException e) {
+      System.err.println("Round trips not counted: " + e);
+      return null;
+    }
+  }
+
+  /** The machine's 1, 5 and 15 minute load averages, or "unknown" off Linux. */
+  private static String loadAverage() {
+    try {
+      String[] fields = Files.readString(Path.of("/proc/loadavg")).trim().split("\\s+");
+      return fields[0] + " " + fields[1] + " " + fields[2];
+    } catch (IOException | RuntimeException e) {
+      return "unknown";
+    }
   }
 
   /**
@@ -535,6 +641,30 @@ public final class ConsumerBenchmark {
       }
     }
     return ticks;
+  }
+
+  /**
+   * The database server's CPU time in clock ticks, from /proc on this machine, or 0 where it cannot be read: on
+   * PostgreSQL this run's backends ({@link #serverCpuTicks}); on MariaDB, which runs a thread per connection in one
+   * process, the whole mariadbd process (found by its pid file), so its background threads (InnoDB's flushing of
+   * the run's writes) count too, and the run must be the server's only client.
+   */
+  private String mariaDbPid;
+
+  private long serverTicks() throws SQLException {
+    if (server == Server.POSTGRESQL) {
+      return serverCpuTicks();
+    }
+    try {
+      if (mariaDbPid == null) {
+        mariaDbPid = Files.readString(Path.of(text("SELECT @@pid_file"))).trim();
+      }
+      String stat = Files.readString(Path.of("/proc/" + mariaDbPid + "/stat"));
+      String[] fields = stat.substring(stat.lastIndexOf(')') + 2).split(" ");
+      return Long.parseLong(fields[11]) + Long.parseLong(fields[12]); // utime, stime
+    } catch (IOException | RuntimeException e) {
+      return 0; // not on the server's machine
+    }
   }
 
   /** The ceiling: the same business rows, 100 per JDBC batch and transaction, nothing else. */

@@ -169,7 +169,8 @@ public final class MarkdownReport {
     }
     line("");
     line("The batch consumers' target (the batch handler at batch size 100 ≥ " + fmt(FLOOR_TARGET) + "× its "
-        + "same-guarantee floor, the message ids written as rows shaped like idem_record with the business rows) is "
+        + "same-guarantee floor, the message ids written as rows shaped like idem_record with the business rows; "
+        + "judged by pairs that interleave the batch handler directly against that floor) is "
         + (in.consumerSection() == null ? "in the consumer benchmark, which did not run in this session."
             : "in the consumer section below."));
     line("");

@@ -300,8 +300,26 @@ abstract class BatchStatements {
 
   static final class RowBound extends BatchStatements {
 
+    /** A claim's text for a number of rows. */
+    private record ClaimText(int rows, String sql) {}
+
+    /**
+     * The text of the last claim's size: consumers send batches of one size, and the text of 100 rows (3 KB, built
+     * in a growing StringBuilder) was made again for every batch. Racy on purpose: a thread that misses builds it.
+     */
+    private volatile ClaimText lastClaim = new ClaimText(0, "");
+
     RowBound(SqlDialect dialect, String table) {
       super(dialect, table);
+    }
+
+    private String claimSql(int rows) {
+      ClaimText last = lastClaim;
+      if (last.rows() != rows) {
+        last = new ClaimText(rows, dialect.batchClaimSql(table, rows));
+        lastClaim = last;
+      }
+      return last.sql();
     }
 
     @Override
@@ -311,7 +329,7 @@ abstract class BatchStatements {
       Set<String> inserted = new HashSet<>(keys.size() * 2);
       for (int from = 0; from < keys.size(); from += ROWS_PER_STATEMENT) {
         int to = Math.min(keys.size(), from + ROWS_PER_STATEMENT);
-        try (PreparedStatement claim = connection.prepareStatement(dialect.batchClaimSql(table, to - from))) {
+        try (PreparedStatement claim = connection.prepareStatement(claimSql(to - from))) {
           int parameter = 1;
           for (int i = from; i < to; i++) {
             claim.setString(parameter++, scope);

@@ -93,7 +93,9 @@ final class Fingerprinter {
     }
     DigestSink sink = SINKS.get();
     sink.digest.reset(); // a failed fingerprint may have left bytes behind
-    try (JsonGenerator json = CANONICAL.createGenerator(sink)) {
+    boolean written = false;
+    try {
+      JsonGenerator json = sink.generator();
       // The object of payload name to value, written as SortedMapEntries writes a map of them (the form every
       // stored fingerprint has), without building the map and its sorted entry list for every message.
       json.writeStartObject();
@@ -102,6 +104,8 @@ final class Fingerprinter {
         CANONICAL.writeValue(json, payload[i]);
       }
       json.writeEndObject();
+      json.flush(); // the generator's buffer into the digest
+      written = true;
     } catch (IOException e) {
       if (nullMapKey(e) != null) {
         throw new IdempotencyException("Cannot fingerprint the payload " + names + " of " + spec.scope() + ": "
@@ -110,6 +114,10 @@ final class Fingerprinter {
       String reason = e instanceof JsonProcessingException json ? json.getOriginalMessage() : e.toString();
       throw new IdempotencyException("Cannot fingerprint the payload " + names + " of " + spec.scope()
           + ": it is not serializable as JSON (" + reason + ")", e);
+    } finally {
+      if (!written) {
+        sink.discardGenerator(); // stopped inside the object: its state and buffered bytes must not reach the next
+      }
     }
     return sink.hexDigest();
   }
@@ -173,12 +181,30 @@ final class Fingerprinter {
     private static final byte[] HEX_DIGITS = "0123456789abcdef".getBytes(StandardCharsets.ISO_8859_1);
 
     final MessageDigest digest;
+    /**
+     * The thread's generator, reused from payload to payload: a new one per payload (its context, I/O context and
+     * buffer) was a tenth of a batch's allocated bytes. Each payload is one more root value, written without a
+     * separator, so the bytes digested are the ones a new generator writes; a failed payload discards it.
+     */
+    private JsonGenerator generator;
     /** Reused per thread: HexFormat's StringBuilder was the largest allocation of a batch's fingerprints. */
     private final byte[] hash = new byte[32];
     private final byte[] hex = new byte[64];
 
     DigestSink(MessageDigest digest) {
       this.digest = digest;
+    }
+
+    JsonGenerator generator() throws IOException {
+      if (generator == null) {
+        generator = CANONICAL.createGenerator(this);
+        generator.setRootValueSeparator(null);
+      }
+      return generator;
+    }
+
+    void discardGenerator() {
+      generator = null;
     }
 
     /** The digest of what was written, in lower-case hex as {@link HexFormat#of()} writes it; resets the digest. */

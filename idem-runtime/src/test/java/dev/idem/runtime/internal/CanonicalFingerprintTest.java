@@ -258,6 +258,26 @@ class CanonicalFingerprintTest {
   }
 
   /**
+   * Each thread writes every payload with one generator, as one more root value: the bytes digested must stay a new
+   * generator's (no separator, nothing left from a payload that failed half-way), payload after payload.
+   */
+  @Test
+  void successivePayloadsOnOneThreadDigestTheirOwnCanonicalJson() throws Exception {
+    for (int round = 0; round < 3; round++) {
+      for (Object value : new Object[] {"a", 7, List.of("b", "a"), Map.of("k", 1), new Amount(500, "EUR")}) {
+        Map<String, Object> byName = new LinkedHashMap<>();
+        byName.put("value", value);
+        assertEquals(Fingerprinter.sha256Hex(canonical(byName)), fingerprint(value));
+      }
+      try {
+        fingerprint(Map.of("x", List.of(1, new Object()))); // fails inside a nested object and array
+      } catch (RuntimeException expected) {
+        // the next payload starts from a clean generator
+      }
+    }
+  }
+
+  /**
    * Set.of's iteration order depends on a salt chosen per JVM: child JVMs fingerprint the same set, and until one
    * of them iterates it in an order different from this JVM's, the test keeps asking (the equal fingerprints would
    * prove nothing otherwise).
