@@ -541,7 +541,8 @@ public final class IdemRuntime implements AutoCloseable {
     }
 
     /**
-     * The most completed records the result cache keeps (least recently used go first); default 10,000.
+     * The most completed records the result cache keeps (rounded down to a multiple of 8); when it is full, records
+     * not replayed since they were stored go first; default 10,000.
      *
      * @param maxEntries at least 1
      * @return this builder
