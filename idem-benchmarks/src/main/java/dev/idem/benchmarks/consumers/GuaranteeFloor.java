@@ -110,9 +110,11 @@ final class GuaranteeFloor {
     } catch (NoSuchAlgorithmException e) {
       throw new IllegalStateException(e);
     }
-    this.pgClaimSql = "WITH m AS (SELECT * FROM unnest(?::varchar[], ?::varchar[]) AS m(idem_key, fingerprint)),"
+    // The keys arrive sorted: inserting (and so locking) them in the arrays' order needs no sort by collation.
+    this.pgClaimSql = "WITH m AS (SELECT * FROM unnest(?::varchar[], ?::varchar[]) WITH ORDINALITY"
+        + " AS m(idem_key, fingerprint, n)),"
         + " ins AS (INSERT INTO " + table + " (scope, idem_key, state, fingerprint, created_at, expires_at)"
-        + " SELECT ?, m.idem_key, 'COMPLETED', m.fingerprint, ?, ? FROM m ORDER BY m.idem_key"
+        + " SELECT ?, m.idem_key, 'COMPLETED', m.fingerprint, ?, ? FROM m ORDER BY m.n"
         + " ON CONFLICT (scope, idem_key) DO NOTHING RETURNING idem_key)"
         + " SELECT idem_key, NULL, NULL::bigint FROM ins"
         + " UNION ALL SELECT r.idem_key, r.fingerprint, r.expires_at FROM m JOIN " + table
