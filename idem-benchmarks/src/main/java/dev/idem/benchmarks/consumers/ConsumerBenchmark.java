@@ -36,7 +36,9 @@ import org.springframework.transaction.support.TransactionTemplate;
  * unique-key floor ({@link #uniqueKeyFloorBatches}): the least any dedup that trusts a unique constraint writes, so
  * that the report shows which part of idem's gap to the ceiling every such dedup pays and which part is idem's own;
  * and the same floor writing rows shaped like idem_record, which splits idem's own part into what its record's width
- * costs the database and what its code and statements cost.
+ * costs the database and what its code and statements cost. Last, the same-guarantee floor ({@link GuaranteeFloor}):
+ * hand-written JDBC that gives a batch what idem's batch handler gives it (fingerprints checked, expired records
+ * processed anew, a pooled connection and a transaction per batch), the batch target's verdict.
  *
  * <p>Every baseline gets its best setup: batched inserts are rewritten into multi-row statements by the driver
  * ({@code reWriteBatchedInserts} on PostgreSQL, {@code useBulkStmts} on MariaDB), and Camel's table has the unique
@@ -49,10 +51,12 @@ import org.springframework.transaction.support.TransactionTemplate;
  * {@code PostgreSQL,MariaDB}), {@code idem.bench.variants} (only the variants whose name contains it, with the
  * baseline, the floor and Camel), {@code idem.bench.camel} ({@code false} skips Camel), {@code idem.bench.interleave}
  * (that many interleaved pairs of blocks of {@code idem.bench.block} messages, batch size 100 and the floor against
- * the baseline, and batch size 100 interleaved directly against the record-shaped floor, the target's only verdict
- * (the sequential runs and the ratios to the baseline are information); see {@link #interleaved},
- * {@link #uniqueKeyFloor} and {@link #againstShapedFloor}; 0 by default here, the report run in the pom
- * sets it),
+ * the baseline, and batch size 100 interleaved directly against the same-guarantee floor ({@link GuaranteeFloor},
+ * checked by {@link GuaranteeFloorCheck} before anything is measured), the target's only verdict, and against the
+ * record-shaped floor as information (the sequential runs and the ratios to the baseline are information too); see
+ * {@link #interleaved}, {@link #uniqueKeyFloor} and {@link #againstFloor}; 0 by default here, the report run in the
+ * pom sets it), {@code idem.bench.mariadbClaim} (the same-guarantee floor's claim on MariaDB: {@code RETURNING},
+ * the default, or {@code READ_FIRST}),
  * {@code idem.bench.consumerReport} (a Markdown file the results are also written to). Works in a schema (database)
  * of its own, dropped at the end.
  */
@@ -66,6 +70,9 @@ public final class ConsumerBenchmark {
       "floor: message ids into a primary-key table + the business rows, 100 per batch, one commit";
   private static final String SHAPED_FLOOR = "floor, record-shaped: the same, the message ids as rows shaped like"
       + " idem_record (scope, key, state, fingerprint, times; its expiry index)";
+  private static final String GUARANTEE_FLOOR = "floor, same guarantees: hand-written JDBC giving idem's batch"
+      + " guarantees (payload fingerprints, claim, the recorded keys' fingerprint and expiry read, connection and"
+      + " transaction per batch)";
   /** The scope and key idem's batch handler records for a message (see {@link PaymentConsumers#onPayments}). */
   private static final String BATCH_SCOPE = "bench.payments";
   private static final String CAMEL = "Camel JdbcMessageIdRepository, per message";
@@ -142,12 +149,26 @@ public final class ConsumerBenchmark {
   private final TransactionTemplate transactions;
   private final JdbcTemplate jdbc;
   private final JdbcMessageIdRepository camel;
+  /** The batch target's floor: idem's guarantees by hand ({@link GuaranteeFloor}). */
+  private final GuaranteeFloor guaranteeFloor;
+  /** What {@link GuaranteeFloorCheck} checked before the measurements. */
+  private String checked = "";
+
+  /** MariaDB's claim in the same-guarantee floor: {@code idem.bench.mariadbClaim}, RETURNING (default) or READ_FIRST. */
+  private static final GuaranteeFloor.MariaDbClaim MARIADB_CLAIM = GuaranteeFloor.MariaDbClaim.valueOf(
+      System.getProperty("idem.bench.mariadbClaim", "RETURNING").trim().toUpperCase(Locale.ROOT));
+
+  private GuaranteeFloor guaranteeFloorOn(javax.sql.DataSource pool) {
+    return new GuaranteeFloor(pool, server == Server.POSTGRESQL, MARIADB_CLAIM, "guarantee_records", BATCH_SCOPE,
+        RETENTION_MILLIS, System::currentTimeMillis);
+  }
 
   /** Over another pool of the same database, for {@link #roundTripsPer100}: the floor's statements only. */
   private ConsumerBenchmark(Server server, HikariDataSource dataSource, PaymentConsumers idem) {
     this.server = server;
     this.dataSource = dataSource;
     this.idem = idem;
+    this.guaranteeFloor = guaranteeFloorOn(dataSource);
     this.transactions = null;
     this.jdbc = null;
     this.camel = null;
@@ -172,6 +193,14 @@ public final class ConsumerBenchmark {
     execute(server == Server.POSTGRESQL
         ? "CREATE TABLE dedup_records (LIKE idem_record INCLUDING ALL)"
         : "CREATE TABLE dedup_records LIKE idem_record");
+    // The same-guarantee floor's records: a table of idem_record's shape of their own.
+    execute(server == Server.POSTGRESQL
+        ? "CREATE TABLE guarantee_records (LIKE idem_record INCLUDING ALL)"
+        : "CREATE TABLE guarantee_records LIKE idem_record");
+    this.guaranteeFloor = guaranteeFloorOn(dataSource);
+    String check = GuaranteeFloorCheck.run(dataSource, server == Server.POSTGRESQL, MARIADB_CLAIM,
+        "guarantee_records", idem, "idem_record", BATCH_SCOPE);
+    this.checked = check;
     this.transactions = new TransactionTemplate(new DataSourceTransactionManager(dataSource));
     this.jdbc = new JdbcTemplate(dataSource);
     this.camel = new JdbcMessageIdRepository(dataSource, transactions, GROUP);
@@ -186,6 +215,7 @@ public final class ConsumerBenchmark {
     variants.put(BASELINE, deliveries -> plainBatchInsert(deliveries, 100));
     variants.put(FLOOR, deliveries -> uniqueKeyFloorBatches(deliveries, 100, false));
     variants.put(SHAPED_FLOOR, deliveries -> uniqueKeyFloorBatches(deliveries, 100, true));
+    variants.put(GUARANTEE_FLOOR, deliveries -> guaranteeFloorBatches(deliveries, 100));
     variants.put(CAMEL, this::camelPerMessage);
     variants.put("idem per-message handler", deliveries -> deliveries.forEach(p -> idem.onPayment(p, GROUP)));
     for (int size : new int[] {1, 10, 100, 500}) {
@@ -197,6 +227,7 @@ public final class ConsumerBenchmark {
     out.append(String.format(Locale.ROOT, "%n### Consumers on %s%n%n%,d deliveries (%,d distinct messages, %,d"
             + " duplicates), one business row per processed message, single consumer thread; %s.%n%n",
         server.title, deliveries.size(), messages, deliveries.size() - messages, settings()));
+    out.append(checked).append(".\n\n");
     out.append("| variant | messages/s | seconds | vs batch INSERT | vs Camel |\n|---|---:|---:|---:|---:|\n");
     System.out.print(out);
 
@@ -206,11 +237,12 @@ public final class ConsumerBenchmark {
     double camelRate = 0;
     double floorRate = Double.NaN;
     double shapedFloorRate = Double.NaN;
+    double guaranteeFloorRate = Double.NaN;
     double batch100Rate = Double.NaN;
     for (Map.Entry<String, Variant> variant : variants.entrySet()) {
       String name = variant.getKey();
       if (!only.isEmpty() && !name.contains(only) && !name.equals(BASELINE) && !name.equals(FLOOR)
-          && !name.equals(SHAPED_FLOOR) && !name.equals(CAMEL)) {
+          && !name.equals(SHAPED_FLOOR) && !name.equals(GUARANTEE_FLOOR) && !name.equals(CAMEL)) {
         continue;
       }
       if (name.equals(CAMEL) && !withCamel) {
@@ -223,6 +255,7 @@ public final class ConsumerBenchmark {
       long effectsBefore = count("SELECT COUNT(*) FROM effects");
       long keysBefore = count("SELECT COUNT(*) FROM dedup_keys");
       long recordsBefore = count("SELECT COUNT(*) FROM dedup_records");
+      long guaranteedBefore = count("SELECT COUNT(*) FROM guarantee_records");
       ScanCounts scansBefore = camelScans();
       long start = System.nanoTime();
       variant.getValue().consume(deliveries);
@@ -235,8 +268,9 @@ public final class ConsumerBenchmark {
         throw new IllegalStateException(name + " wrote " + effects + " business rows, not " + expected);
       }
       long keys = count("SELECT COUNT(*) FROM dedup_keys") - keysBefore
-          + count("SELECT COUNT(*) FROM dedup_records") - recordsBefore;
-      if ((name.equals(FLOOR) || name.equals(SHAPED_FLOOR)) && keys != messages) {
+          + count("SELECT COUNT(*) FROM dedup_records") - recordsBefore
+          + count("SELECT COUNT(*) FROM guarantee_records") - guaranteedBefore;
+      if ((name.equals(FLOOR) || name.equals(SHAPED_FLOOR) || name.equals(GUARANTEE_FLOOR)) && keys != messages) {
         // Its unique key must have turned the redeliveries away, or it measured less than a dedup writes.
         throw new IllegalStateException(name + " kept " + keys + " message ids, not " + messages);
       }
@@ -247,6 +281,8 @@ public final class ConsumerBenchmark {
         floorRate = rate;
       } else if (name.equals(SHAPED_FLOOR)) {
         shapedFloorRate = rate;
+      } else if (name.equals(GUARANTEE_FLOOR)) {
+        guaranteeFloorRate = rate;
       } else if (name.equals(CAMEL)) {
         camelRate = rate;
       } else if (name.equals(BATCH_100)) {
@@ -264,18 +300,21 @@ public final class ConsumerBenchmark {
     }
     camel.stop();
     int pairs = Integer.getInteger("idem.bench.interleave", 0);
-    AgainstFloor overShapedFloor = null;
+    AgainstFloor overGuaranteeFloor = null;
     if (pairs > 0) {
       String interleaved = interleaved(pairs) + uniqueKeyFloor(pairs, false) + uniqueKeyFloor(pairs, true);
       out.append(interleaved);
       System.out.print(interleaved);
-      overShapedFloor = againstShapedFloor(pairs);
+      overGuaranteeFloor = againstFloor(pairs, true);
+      out.append(overGuaranteeFloor.text());
+      System.out.print(overGuaranteeFloor.text());
+      AgainstFloor overShapedFloor = againstFloor(pairs, false);
       out.append(overShapedFloor.text());
       System.out.print(overShapedFloor.text());
     }
-    if (!Double.isNaN(batch100Rate) && !Double.isNaN(shapedFloorRate)) {
-      String target = floorTarget(overShapedFloor == null ? null : overShapedFloor.ratios(),
-          batch100Rate / shapedFloorRate, batch100Rate / baselineRate);
+    if (!Double.isNaN(batch100Rate) && !Double.isNaN(guaranteeFloorRate)) {
+      String target = floorTarget(overGuaranteeFloor == null ? null : overGuaranteeFloor.ratios(),
+          batch100Rate / guaranteeFloorRate, batch100Rate / baselineRate);
       out.append(target);
       System.out.print(target);
     }
@@ -383,9 +422,11 @@ public final class ConsumerBenchmark {
   static final double FLOOR_TARGET = 0.95;
 
   /**
-   * The verdict of the batch path against its same-guarantee floor: the record-shaped floor (idem_record's rows and
-   * the business rows, one commit per batch of 100), judged by the interleaved pairs when they ran, else by the one
-   * sequential run of each; the ratio to the plain batch INSERT beside it, as information.
+   * The verdict of the batch path against its same-guarantee floor ({@link GuaranteeFloor}: idem's batch guarantees
+   * by hand, a pooled connection and a transaction per batch of 100), judged by the interleaved pairs when they ran,
+   * else by the one sequential run of each; the ratio to the plain batch INSERT beside it, as information. The
+   * record-shaped floor, which gives fewer guarantees, is no longer the verdict (its pairs are printed as
+   * information).
    */
   private String floorTarget(double[] interleavedRatios, double sequentialRatio, double overBaseline) {
     String measured;
@@ -405,8 +446,10 @@ public final class ConsumerBenchmark {
     String verdict = judged >= FLOOR_TARGET ? (withinError ? "met (within error)" : "**met**")
         : (withinError ? "missed (within error)" : "**missed**");
     return String.format(Locale.ROOT, "%nTarget: the batch handler at batch size 100 reaches ≥ %.2f× its"
-        + " same-guarantee floor (the record-shaped floor: idem_record's rows and the business rows, 100 per batch,"
-        + " one commit) on %s: %s, %s. Information: %.2fx the plain 100-row batch INSERT, which dedups nothing.%n",
+        + " same-guarantee floor (hand-written JDBC with idem's batch guarantees: each payload's fingerprint, every key"
+        + " claimed by the unique key, the recorded keys' fingerprint and expiry read (a reused id refused, an expired"
+        + " record processed anew), records and business rows in one transaction on a pooled connection per batch of"
+        + " 100) on %s: %s, %s. Information: %.2fx the plain 100-row batch INSERT, which dedups nothing.%n",
         FLOOR_TARGET, server.title, measured, verdict, overBaseline);
   }
 
@@ -414,8 +457,11 @@ public final class ConsumerBenchmark {
   private record AgainstFloor(double[] ratios, String text) {}
 
   /**
-   * The target's verdict: the batch handler at batch size 100 interleaved directly against the record-shaped floor
-   * ({@link #uniqueKeyFloorBatches} with idem_record's rows), never computed from two ratios to the baseline. Each
+   * The batch handler at batch size 100 interleaved directly against a floor: with {@code guarantee}, the target's
+   * verdict, the same-guarantee floor ({@link #guaranteeFloorBatches}); else, as information, the record-shaped
+   * floor ({@link #uniqueKeyFloorBatches} with idem_record's rows: one connection with auto-commit off for the whole
+   * block, no fingerprint check, no expiry, no learning which messages were new); never computed from two ratios to
+   * the baseline. Each
    * pair runs one block of fresh messages through each, the order flipping every pair so that a drifting load
    * favours neither; the pair's ratio is idem's rate over the floor's in that pair. Both tables get a warm-up block
    * and fresh statistics first, so that both start from the same state. Beside the ratios: the consumer thread's
@@ -424,13 +470,16 @@ public final class ConsumerBenchmark {
    * ({@link #roundTripsPer100}), and the machine's load average before and after, since a shared machine's load
    * moves the rates.
    */
-  private AgainstFloor againstShapedFloor(int pairs) throws SQLException {
+  private AgainstFloor againstFloor(int pairs, boolean guarantee) throws SQLException {
     int block = Integer.getInteger("idem.bench.block", 2_000);
     com.sun.management.ThreadMXBean threads =
         (com.sun.management.ThreadMXBean) java.lang.management.ManagementFactory.getThreadMXBean();
     long self = Thread.currentThread().getId();
-    uniqueKeyFloorBatches(deliveries("warm-up-gf", block, new Random(19)), 100, true);
-    inBatches(deliveries("warm-up-gi", block, new Random(19)), 100);
+    String p = guarantee ? "q" : "g"; // message ids of each run's own
+    Variant floor = guarantee ? deliveries -> guaranteeFloorBatches(deliveries, 100)
+        : deliveries -> uniqueKeyFloorBatches(deliveries, 100, true);
+    floor.consume(deliveries("warm-up-" + p + "f", block, new Random(19)));
+    inBatches(deliveries("warm-up-" + p + "i", block, new Random(19)), 100);
     analyze();
     String loadBefore = loadAverage();
     double[] ratios = new double[pairs];
@@ -440,8 +489,8 @@ public final class ConsumerBenchmark {
     long[] delivered = new long[2];
     Random random = new Random(17);
     for (int pair = 0; pair < pairs; pair++) {
-      List<Payment> forFloor = deliveries("gf" + pair, block, random);
-      List<Payment> forIdem = deliveries("gi" + pair, block, random);
+      List<Payment> forFloor = deliveries(p + "f" + pair, block, random);
+      List<Payment> forIdem = deliveries(p + "i" + pair, block, random);
       double[] seconds = new double[2]; // [0] the floor, [1] idem
       for (int turn = 0; turn < 2; turn++) {
         int side = (turn == 0) == (pair % 2 == 0) ? 0 : 1;
@@ -450,7 +499,7 @@ public final class ConsumerBenchmark {
         long ticksBefore = serverTicks();
         long start = System.nanoTime();
         if (side == 0) {
-          uniqueKeyFloorBatches(forFloor, 100, true);
+          floor.consume(forFloor);
         } else {
           inBatches(forIdem, 100);
         }
@@ -465,14 +514,16 @@ public final class ConsumerBenchmark {
     String loadAfter = loadAverage();
     double[] sorted = ratios.clone();
     java.util.Arrays.sort(sorted);
-    double[] roundTrips = roundTripsPer100(block);
-    String text = String.format(Locale.ROOT, "%nThe target's pairs: %d pairs of %,d-message blocks, batch size 100"
-            + " interleaved directly against the record-shaped floor (order flipping every pair): per-pair ratios"
+    double[] roundTrips = roundTripsPer100(block, guarantee);
+    String text = String.format(Locale.ROOT, "%n%s: %d pairs of %,d-message blocks, batch size 100"
+            + " interleaved directly against the %s (order flipping every pair): per-pair ratios"
             + " median %.2fx (quartiles %.2fx..%.2fx, range %.2fx..%.2fx); consumer thread CPU per 100 deliveries:"
             + " floor %.0f µs, idem %.0f µs; allocated per 100 deliveries: floor %,.0f bytes, idem %,.0f bytes;"
             + " server CPU per 100 deliveries (/proc, 10 ms ticks; %s): floor %.0f µs, idem %.0f µs;"
             + " round trips per 100 deliveries: %s; load average before %s, after %s.%n",
-        pairs, block, sorted[pairs / 2], sorted[pairs / 4], sorted[(3 * pairs) / 4], sorted[0], sorted[pairs - 1],
+        guarantee ? "The target's pairs" : "Against the record-shaped floor (information, not the verdict: fewer"
+            + " guarantees)", pairs, block, guarantee ? "same-guarantee floor" : "record-shaped floor",
+        sorted[pairs / 2], sorted[pairs / 4], sorted[(3 * pairs) / 4], sorted[0], sorted[pairs - 1],
         cpu[0] / 1e3 / (delivered[0] / 100.0), cpu[1] / 1e3 / (delivered[1] / 100.0),
         bytes[0] / (delivered[0] / 100.0), bytes[1] / (delivered[1] / 100.0),
         server == Server.POSTGRESQL ? "the run's backends" : "the whole mariadbd process",
@@ -483,12 +534,13 @@ public final class ConsumerBenchmark {
   }
 
   /**
-   * Round trips per 100 deliveries of one block through the record-shaped floor and through idem's batch handler,
-   * counted on the wire: a pool of one connection of its own goes through {@link WireCount}'s counting socket. The
-   * floor keeps one connection and its statements for the block, as in the pairs; idem takes a connection from
-   * the pool per batch, as a consumer does. Null where the counting socket cannot be used.
+   * Round trips per 100 deliveries of one block through a floor (the same-guarantee floor with {@code guarantee},
+   * else the record-shaped floor) and through idem's batch handler, counted on the wire: a pool of one connection
+   * of its own goes through {@link WireCount}'s counting socket. The record-shaped floor keeps one connection and
+   * its statements for the block, as in the pairs; idem and the same-guarantee floor take a connection from the pool
+   * per batch, as a consumer does. Null where the counting socket cannot be used.
    */
-  private double[] roundTripsPer100(int block) {
+  private double[] roundTripsPer100(int block, boolean guarantee) {
     HikariConfig config = new HikariConfig();
     config.setJdbcUrl(dataSource.getJdbcUrl() + "&socketFactory=" + WireCount.SOCKET_FACTORY);
     config.setUsername(server.user);
@@ -497,15 +549,18 @@ public final class ConsumerBenchmark {
       IdemRuntime runtime = IdemRuntime.builder().dataSource(counted).build();
       PaymentConsumers idemCounted = new PaymentConsumers_Idempotent(new EffectWriter(runtime), runtime);
       ConsumerBenchmark floorCounted = new ConsumerBenchmark(server, counted, this.idem);
-      List<Payment> forFloor = deliveries("wf", block, new Random(23));
-      List<Payment> forIdem = deliveries("wi", block, new Random(23));
+      String p = guarantee ? "wq" : "wf";
+      Variant floor = guarantee ? deliveries -> floorCounted.guaranteeFloorBatches(deliveries, 100)
+          : deliveries -> floorCounted.uniqueKeyFloorBatches(deliveries, 100, true);
+      List<Payment> forFloor = deliveries(p, block, new Random(23));
+      List<Payment> forIdem = deliveries(p + "i", block, new Random(23));
       // Once each unrecorded, so that the connection's session setup and statement caches are not counted.
-      floorCounted.uniqueKeyFloorBatches(deliveries("wf0", 200, new Random(29)), 100, true);
+      floor.consume(deliveries(p + "0", 200, new Random(29)));
       for (int from = 0; from < 200; from += 100) {
-        idemCounted.onPayments(deliveries("wi0", 200, new Random(29)).subList(from, from + 100), GROUP);
+        idemCounted.onPayments(deliveries(p + "i0", 200, new Random(29)).subList(from, from + 100), GROUP);
       }
       WireCount.start();
-      floorCounted.uniqueKeyFloorBatches(forFloor, 100, true);
+      floor.consume(forFloor);
       long floorTrips = WireCount.stop().roundTrips();
       WireCount.start();
       for (int from = 0; from < forIdem.size(); from += 100) {
@@ -667,6 +722,28 @@ public final class ConsumerBenchmark {
     }
   }
 
+  /**
+   * The same-guarantee floor ({@link GuaranteeFloor}): per batch of {@code size}, a pooled connection, a transaction,
+   * the fingerprints, the claim, the recorded keys' check, the business rows of the new messages, one commit.
+   */
+  private void guaranteeFloorBatches(List<Payment> deliveries, int size) throws SQLException {
+    for (int from = 0; from < deliveries.size(); from += size) {
+      guaranteeFloor.consume(deliveries.subList(from, Math.min(deliveries.size(), from + size)), GROUP,
+          ConsumerBenchmark::writeEffects);
+    }
+  }
+
+  /** The business write of a batch, as {@link EffectWriter#onPayments} does it inside idem. */
+  static void writeEffects(Connection connection, List<Payment> batch) throws SQLException {
+    try (PreparedStatement insert = connection.prepareStatement(EffectWriter.INSERT)) {
+      for (Payment payment : batch) {
+        EffectWriter.bind(insert, payment);
+        insert.addBatch();
+      }
+      insert.executeBatch();
+    }
+  }
+
   /** The ceiling: the same business rows, 100 per JDBC batch and transaction, nothing else. */
   private void plainBatchInsert(List<Payment> deliveries, int size) throws SQLException {
     try (Connection connection = dataSource.getConnection();
@@ -719,7 +796,7 @@ public final class ConsumerBenchmark {
 
   private void clear() throws SQLException {
     execute("TRUNCATE TABLE idem_record", "TRUNCATE TABLE effects", "TRUNCATE TABLE CAMEL_MESSAGEPROCESSED",
-        "TRUNCATE TABLE dedup_keys", "TRUNCATE TABLE dedup_records");
+        "TRUNCATE TABLE dedup_keys", "TRUNCATE TABLE dedup_records", "TRUNCATE TABLE guarantee_records");
     if (server == Server.POSTGRESQL) {
       execute("VACUUM");
     }
@@ -728,9 +805,10 @@ public final class ConsumerBenchmark {
   private void analyze() throws SQLException {
     if (server == Server.POSTGRESQL) {
       execute("ANALYZE idem_record", "ANALYZE effects", "ANALYZE CAMEL_MESSAGEPROCESSED", "ANALYZE dedup_keys",
-          "ANALYZE dedup_records");
+          "ANALYZE dedup_records", "ANALYZE guarantee_records");
     } else {
-      execute("ANALYZE TABLE idem_record, effects, CAMEL_MESSAGEPROCESSED, dedup_keys, dedup_records");
+      execute("ANALYZE TABLE idem_record, effects, CAMEL_MESSAGEPROCESSED, dedup_keys, dedup_records,"
+          + " guarantee_records");
     }
   }
 
