@@ -476,7 +476,8 @@ public final class CompileBenchmark {
     }
   }
 
-  private static void delete(Path path) throws IOException {
+  /** Deletes {@code path} and everything under it, if it exists (the compile tools' scratch directories). */
+  static void delete(Path path) throws IOException {
     if (!Files.exists(path)) {
       return;
     }

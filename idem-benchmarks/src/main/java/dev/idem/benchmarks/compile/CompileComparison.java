@@ -5,7 +5,6 @@ import java.io.IOException;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.ArrayList;
-import java.util.Comparator;
 import java.util.List;
 import java.util.stream.Stream;
 import javax.tools.JavaCompiler;
@@ -78,7 +77,7 @@ public final class CompileComparison {
             cpu.get(variant).add(cpuMillis[0]);
             processCpu.get(variant).add(cpuMillis[1]);
           }
-          delete(out);
+          CompileBenchmark.delete(out);
         }
       }
       int commands = interfaces * methods;
@@ -99,7 +98,7 @@ public final class CompileComparison {
         System.out.println();
       }
     } finally {
-      delete(root);
+      CompileBenchmark.delete(root);
     }
   }
 
@@ -109,16 +108,5 @@ public final class CompileComparison {
       added.add(String.format("%.2f", (with.get(i) - without.get(i)) / commands));
     }
     return added;
-  }
-
-  private static void delete(Path path) throws IOException {
-    if (!Files.exists(path)) {
-      return;
-    }
-    try (Stream<Path> files = Files.walk(path)) {
-      for (Path p : files.sorted(Comparator.reverseOrder()).toList()) {
-        Files.delete(p);
-      }
-    }
   }
 }

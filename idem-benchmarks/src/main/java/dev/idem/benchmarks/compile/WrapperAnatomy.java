@@ -5,7 +5,6 @@ import java.io.IOException;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.ArrayList;
-import java.util.Comparator;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
@@ -86,7 +85,7 @@ public final class WrapperAnatomy {
           if (i >= warmUps) {
             cpuMillis.computeIfAbsent(name, x -> new ArrayList<>()).add(cpu[0]);
           }
-          delete(out);
+          CompileBenchmark.delete(out);
         }
       }
       double alone = CompileBenchmark.Result.median(cpuMillis.get(names.get(0)));
@@ -100,18 +99,7 @@ public final class WrapperAnatomy {
                 : String.format("  (the construct: %.0f ms)", whole - median));
       }
     } finally {
-      delete(root);
-    }
-  }
-
-  private static void delete(Path path) throws IOException {
-    if (!Files.exists(path)) {
-      return;
-    }
-    try (Stream<Path> files = Files.walk(path)) {
-      for (Path p : files.sorted(Comparator.reverseOrder()).toList()) {
-        Files.delete(p);
-      }
+      CompileBenchmark.delete(root);
     }
   }
 }
