@@ -87,15 +87,15 @@ public @interface IdempotentCommand {
   Store store() default Store.DATABASE;
 
   /**
-   * {@return whether a call reads the key's record before claiming it} Default {@code false}: the call claims the key
-   * first, which is the cheapest path for a first execution (no read before the claim), and a retry that finds the
-   * key completed costs the claim, a read and a commit. With {@code true}, a call that starts outside any
-   * transaction first reads the key's record in auto-commit mode: a retry of a completed key is then replayed from
-   * that one read, with no transaction; any other record (none, in progress, expired, parked) goes on to the claim,
-   * which decides as always, so a first execution pays one extra read. Choose it for commands whose calls are
-   * often retries (webhooks, clients that retry aggressively): it pays off when more than about one call in three
-   * is a retry. Inside a transaction the command joins, the claim comes first all the same. Only with
-   * {@code store = Store.DATABASE}.
+   * {@return whether every call reads the key's record before claiming it} With {@code true}, a call that starts
+   * outside any transaction first reads the key's record in auto-commit mode: a retry of a completed key is then
+   * replayed from that one read, with no transaction; any other record (none, in progress, expired, parked) goes on
+   * to the claim, which decides as always, so a first execution pays one extra read. Default {@code false}: the
+   * runtime chooses per command from its traffic (see {@code IdemRuntime.Builder.adaptiveLookupFirst}): it claims
+   * first, the cheapest path for a first execution, while most calls are first executions, and reads first while
+   * most calls are retries of completed keys. Set it for commands whose calls are always mostly retries (webhooks,
+   * clients that retry aggressively), so that even the first calls after a start read first. Inside a transaction
+   * the command joins, the claim comes first all the same. Only with {@code store = Store.DATABASE}.
    */
   boolean lookupFirst() default false;
 

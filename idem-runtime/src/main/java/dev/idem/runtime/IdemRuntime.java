@@ -444,6 +444,7 @@ public final class IdemRuntime implements AutoCloseable {
     private ObjectMapper objectMapper;
     private IdempotencyListener listener = IdempotencyListener.NO_OP;
     private boolean resultCacheEnabled = true;
+    private boolean adaptiveLookupFirst = true;
     private int resultCacheSize = DEFAULT_RESULT_CACHE_SIZE;
     private TransitionListener transitionListener = TransitionListener.NO_OP;
     private boolean logTransitions;
@@ -537,6 +538,25 @@ public final class IdemRuntime implements AutoCloseable {
      */
     public Builder resultCache(boolean enabled) {
       this.resultCacheEnabled = enabled;
+      return this;
+    }
+
+    /**
+     * Whether a command that does not set {@code @IdempotentCommand(lookupFirst = true)} reads its key's record
+     * before claiming it while most of its recent calls are retries; default on. Claiming first is cheapest for a
+     * first execution, reading first for a retry of a completed key (one read in auto-commit instead of a claim, a
+     * read and a commit); with this on, each command follows its own traffic: it reads first once more than half of
+     * its last calls or so found their key completed, and claims first again once fewer than a quarter did. Calls
+     * answered by the result cache or the front tier do not count, so a cache that absorbs the retries keeps the
+     * command claiming first. Either way decides alike: the read answers only with a committed, unexpired, completed
+     * record, and everything else goes on to the claim; only calls outside any transaction ever read first. Off:
+     * such commands always claim first (a command with {@code lookupFirst = true} always reads first, either way).
+     *
+     * @param enabled false to always claim first unless a command sets {@code lookupFirst}
+     * @return this builder
+     */
+    public Builder adaptiveLookupFirst(boolean enabled) {
+      this.adaptiveLookupFirst = enabled;
       return this;
     }
 
@@ -921,7 +941,7 @@ public final class IdemRuntime implements AutoCloseable {
           transitionListener, logTransitions, maxResultSize, transactionBinding, purgeInterval, purgeBatchSize,
           databaseTime, bodiesNeverCommitImplicitly, keepAfterDedupWindow, layout, archiveSchema,
           switchedFrom, keepTransitionLogFor, frontTier, frontTierInFlight,
-          lockProvider, recordStore)));
+          lockProvider, recordStore, adaptiveLookupFirst)));
     }
   }
 }

@@ -212,6 +212,13 @@ public class IdemBenchmarks {
   }
 
   @Benchmark
+  public OrderReceipt idemReplayClaimFirst(Db db, CompletedKeys keys, Caller caller) {
+    long n = caller.next();
+    return db.operations.idemReplayClaimFirst(Operations.replayKey(caller.threadIndex, n),
+        Operations.order(Operations.replayOrderId(caller.threadIndex, n)));
+  }
+
+  @Benchmark
   public OrderReceipt idemReplayLookupFirst(Db db, CompletedKeys keys, Caller caller) {
     long n = caller.next();
     return db.operations.idemReplayLookupFirst(Operations.replayKey(caller.threadIndex, n),

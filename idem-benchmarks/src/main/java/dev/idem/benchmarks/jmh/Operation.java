@@ -29,7 +29,10 @@ public enum Operation {
   HAND_WRITTEN_CLAIM_FIRST("handWrittenClaimFirst",
       "(4b) floor of CLAIM: hand-written, the key committed first in the idem_record-shaped table with an owner"
           + " token and a lease, then work + completion fenced by the owner token + commit"),
-  IDEM_REPLAY("idemReplay", "(5) idem replay of a completed key, no cache"),
+  IDEM_REPLAY("idemReplay",
+      "(5) idem replay of a completed key, no cache (the default: reads first while most calls are retries)"),
+  IDEM_REPLAY_CLAIM_FIRST("idemReplayClaimFirst",
+      "(5d) idem replay of a completed key, no cache, adaptiveLookupFirst(false): the claim first, then the read"),
   HAND_WRITTEN_REPLAY("handWrittenReplay",
       "(5b) floor of a replay: hand-written, one SELECT of idem's record in auto-commit, the payload's fingerprint"
           + " checked, the stored JSON read into the result"),
@@ -86,6 +89,7 @@ public enum Operation {
       // Read first: the read in auto-commit, then on a miss the floor of a stored result.
       case IDEM_TRANSACTIONAL_LOOKUP_FIRST -> HAND_WRITTEN_READ_FIRST;
       // A read of the stored response by key, the payload's fingerprint checked.
+      // (5d), told to claim first whatever its traffic, pays the claim and the commit on top: information.
       case IDEM_REPLAY, IDEM_REPLAY_LOOKUP_FIRST -> HAND_WRITTEN_REPLAY;
       default -> null;
     };

@@ -30,6 +30,8 @@ final class Operations {
   private final BenchOrders promisingOrders;
   /** The same command on a runtime without the local result cache: every replay reads the table. */
   private final BenchOrders uncachedOrders;
+  /** The same command without the cache on a runtime that always claims first ({@code adaptiveLookupFirst(false)}). */
+  private final BenchOrders claimingFirstOrders;
   private final HandWrittenOrders handWritten;
   private final HandWrittenOrders handWrittenIdemShaped;
   private final HandWrittenOrders handWrittenStatementTransaction;
@@ -43,6 +45,9 @@ final class Operations {
     this.orders = new BenchOrders_Idempotent(new JdbcBenchOrders(runtime), runtime);
     IdemRuntime uncached = IdemRuntime.builder().dataSource(dataSource).resultCache(false).build();
     this.uncachedOrders = new BenchOrders_Idempotent(new JdbcBenchOrders(uncached), uncached);
+    IdemRuntime claimingFirst = IdemRuntime.builder().dataSource(dataSource).resultCache(false)
+        .adaptiveLookupFirst(false).build();
+    this.claimingFirstOrders = new BenchOrders_Idempotent(new JdbcBenchOrders(claimingFirst), claimingFirst);
     IdemRuntime promising = IdemRuntime.builder().dataSource(dataSource).bodiesNeverCommitImplicitly(true).build();
     this.promisingOrders = new BenchOrders_Idempotent(new JdbcBenchOrders(promising), promising);
     this.handWritten = HandWrittenOrders.forDatabase(database, dataSource, HandWrittenOrders.KeyTable.LEAN);
@@ -128,6 +133,8 @@ final class Operations {
       case IDEM_CLAIM -> idemClaim(key, order);
       case HAND_WRITTEN_CLAIM_FIRST -> handWrittenClaimFirst(key, order);
       case IDEM_REPLAY -> idemReplay(replayKey(threadIndex, n), order(replayOrderId(threadIndex, n)));
+      case IDEM_REPLAY_CLAIM_FIRST ->
+          idemReplayClaimFirst(replayKey(threadIndex, n), order(replayOrderId(threadIndex, n)));
       case HAND_WRITTEN_REPLAY -> handWrittenReplay(replayKey(threadIndex, n), order(replayOrderId(threadIndex, n)));
       case IDEM_REPLAY_LOOKUP_FIRST ->
           idemReplayLookupFirst(replayKey(threadIndex, n), order(lookupReplayOrderId(threadIndex, n)));
@@ -265,6 +272,11 @@ final class Operations {
 
   OrderReceipt idemReplay(String key, PlaceOrder order) {
     return uncachedOrders.placeOrder(key, order);
+  }
+
+  /** {@link #idemReplay} on a runtime told to claim first whatever the traffic: the claim, the read, the commit. */
+  OrderReceipt idemReplayClaimFirst(String key, PlaceOrder order) {
+    return claimingFirstOrders.placeOrder(key, order);
   }
 
   /** The floor of {@link #idemReplay}: see {@link HandWrittenReplay}. */

@@ -39,7 +39,7 @@ public final class PairedBenchmark {
       Operation.IDEM_TRANSACTIONAL_VOID, Operation.IDEM_TRANSACTIONAL_VOID_PROMISED, Operation.IDEM_CLAIM,
       Operation.HAND_WRITTEN_CLAIM_FIRST, Operation.IDEM_REPLAY, Operation.HAND_WRITTEN_REPLAY,
       Operation.HAND_WRITTEN_READ_FIRST, Operation.IDEM_TRANSACTIONAL_LOOKUP_FIRST,
-      Operation.IDEM_REPLAY_LOOKUP_FIRST);
+      Operation.IDEM_REPLAY_LOOKUP_FIRST, Operation.IDEM_REPLAY_CLAIM_FIRST);
 
   /** How a run is shaped. */
   public record Settings(List<Operation> variants, List<Integer> threads, int blockMillis, int rounds,

@@ -98,8 +98,16 @@ public final class IdemEngine {
   private final java.util.Set<OutboxRelayLoop> relays = ConcurrentHashMap.newKeySet();
   /** The built-in scheduled purge; null unless the builder asked for one. */
   private final ScheduledPurge scheduledPurge;
-  /** The first command seen per scope: two different commands must not share one (see {@link #checkScope}). */
-  private final ConcurrentHashMap<String, CommandSpec<?>> commandsByScope = new ConcurrentHashMap<>();
+  /**
+   * The first command seen per scope, with its share of retries: two different commands must not share one (see
+   * {@link #checkScope}).
+   */
+  private final ConcurrentHashMap<String, Registered> commandsByScope = new ConcurrentHashMap<>();
+  /** Whether a command that does not set {@code lookupFirst} reads first while most of its calls are retries. */
+  private final boolean adaptiveLookupFirst;
+
+  /** A command this runtime has run, and what it learned of its calls. */
+  private record Registered(CommandSpec<?> spec, RetryShare retries) {}
 
   /**
    * Wires an engine; called by {@link IdemRuntime.Builder#build()}, which has validated every setting.
@@ -151,7 +159,12 @@ public final class IdemEngine {
     this.schema = new SchemaInstaller(dataSource, dialect, tableName);
     this.purger = new ExpiredRecordPurger(dataSource, transactions, dialect, tableName, clock,
         settings.keepAfterDedupWindow().toMillis(), partitions, logPartitions, outboxPartitions);
-    this.operations = new RecordOperations(transactions, dialect, tableName, results, cache, commandsByScope::get);
+    this.operations = new RecordOperations(transactions, dialect, tableName, results, cache,
+        scope -> {
+          Registered registered = commandsByScope.get(scope);
+          return registered == null ? null : registered.spec();
+        });
+    this.adaptiveLookupFirst = settings.adaptiveLookupFirst();
     this.stats = new RecordStats(transactions, dialect, tableName, clock);
     this.singleFlights = new SingleFlightRunner(settings.lockProvider() != null ? settings.lockProvider()
         : new JdbcLockProvider(dataSource, dialect), listener);
@@ -193,6 +206,8 @@ public final class IdemEngine {
    * @param frontTierInFlight how long a TRANSACTIONAL command's in-flight mark in the front tier holds at most
    * @param lockProvider where single-flight locks live; null: the idem_lock table on the data source
    * @param recordStore where {@code store = REDIS} commands keep their records; null: the runtime refuses them
+   * @param adaptiveLookupFirst whether a command that does not set {@code lookupFirst} reads first while most of its
+   *     calls are retries (see {@link RetryShare})
    */
   public record Settings(DataSource dataSource, Dialect dialect, String tableName, int maxKeyLength,
                          String allowedKeyPunctuation, Clock clock, ObjectMapper objectMapper,
@@ -202,7 +217,8 @@ public final class IdemEngine {
                          boolean bodiesNeverCommitImplicitly, Duration keepAfterDedupWindow,
                          RecordLayout layout, String archiveSchema, String switchedFrom,
                          Duration keepTransitionLogFor, FrontTier frontTier,
-                         Duration frontTierInFlight, LockProvider lockProvider, RecordStore recordStore) {}
+                         Duration frontTierInFlight, LockProvider lockProvider, RecordStore recordStore,
+                         boolean adaptiveLookupFirst) {}
 
   /**
    * Registers how to get from a runtime to its engine; {@link IdemRuntime} does it once, in its class initializer.
@@ -341,7 +357,7 @@ public final class IdemEngine {
 
   private <T> Outcome<T> decideAndRun(CommandSpec<T> spec, Object[] keyParts, Object[] payload,
                                       CommandBody<T> body) {
-    checkScope(spec);
+    RetryShare retries = checkScope(spec);
     String key;
     try {
       key = keys.compose(spec, keyParts);
@@ -362,9 +378,9 @@ public final class IdemEngine {
       return replayCached(spec, key, fingerprint, cached, true);
     }
     if (frontTier.isEnabled()) {
-      return askFrontTier(spec, key, fingerprint, body);
+      return askFrontTier(spec, key, fingerprint, body, retries);
     }
-    return execute(spec, key, fingerprint, body);
+    return execute(spec, key, fingerprint, body, retries);
   }
 
   /** Hex digits of the payload's fingerprint in a derived key: 128 bits. */
@@ -386,8 +402,28 @@ public final class IdemEngine {
     return identity + KeyComposer.SEPARATOR + fingerprint.substring(0, DERIVED_KEY_HASH_LENGTH);
   }
 
-  private <T> Outcome<T> execute(CommandSpec<T> spec, String key, String fingerprint, CommandBody<T> body) {
-    if (spec.lookupFirst() && lookup.applies()) {
+  /**
+   * The database's answer: read first where the command says so ({@code lookupFirst}) or where most of its recent
+   * calls were retries ({@link RetryShare}), then the executor of its mode, which claims the key and decides.
+   *
+   * @param retries the command's share of retries, which this call is counted in
+   */
+  private <T> Outcome<T> execute(CommandSpec<T> spec, String key, String fingerprint, CommandBody<T> body,
+                                 RetryShare retries) {
+    Outcome<T> outcome;
+    try {
+      outcome = readFirstOrClaim(spec, key, fingerprint, body, retries);
+    } catch (IdempotencyKeyReusedException reused) {
+      retries.observe(true); // a completed key, which one read refuses as well as a claim does
+      throw reused;
+    }
+    retries.observe(outcome.replayed());
+    return outcome;
+  }
+
+  private <T> Outcome<T> readFirstOrClaim(CommandSpec<T> spec, String key, String fingerprint, CommandBody<T> body,
+                                          RetryShare retries) {
+    if ((spec.lookupFirst() || adaptiveLookupFirst && retries.readFirst()) && lookup.applies()) {
       CompletedRecord completed = lookup.completed(spec.scope(), key);
       if (completed != null) {
         // Committed, as a replay the executors read: cached (and published to the front tier) like theirs.
@@ -407,7 +443,8 @@ public final class IdemEngine {
    * marks the key for this call, or a tier that cannot answer) goes to the executors, where the database decides:
    * a mark never lets a call run that the database would not let run.
    */
-  private <T> Outcome<T> askFrontTier(CommandSpec<T> spec, String key, String fingerprint, CommandBody<T> body) {
+  private <T> Outcome<T> askFrontTier(CommandSpec<T> spec, String key, String fingerprint, CommandBody<T> body,
+                                      RetryShare retries) {
     String scope = spec.scope();
     boolean claim = spec.mode() == Mode.CLAIM;
     Duration inFlightFor = claim ? spec.lease() : frontTier.transactionalInFlight();
@@ -421,7 +458,7 @@ public final class IdemEngine {
           CompletedRecord record = FrontTierGate.recordOf(lookup.outcome());
           if (record.isExpiredAt(clock.millis())) {
             listener.frontTierFallback(scope, key); // a late entry: the database knows whether the key runs anew
-            return execute(spec, key, fingerprint, body);
+            return execute(spec, key, fingerprint, body, retries);
           }
           listener.frontTierHit(scope, key);
           return replayCached(spec, key, fingerprint, record, false);
@@ -430,7 +467,7 @@ public final class IdemEngine {
           listener.frontTierMiss(scope, key);
           FrontTierGate.Mark mark = frontTier.hold(scope, key, token);
           try {
-            return execute(spec, key, fingerprint, body);
+            return execute(spec, key, fingerprint, body, retries);
           } finally {
             frontTier.release(mark);
           }
@@ -453,7 +490,7 @@ public final class IdemEngine {
           // mark or the mark is removed, as after a miss (the tier defers both while it is unreachable).
           FrontTierGate.Mark mark = frontTier.hold(scope, key, token);
           try {
-            return execute(spec, key, fingerprint, body);
+            return execute(spec, key, fingerprint, body, retries);
           } finally {
             frontTier.release(mark);
           }
@@ -540,11 +577,13 @@ public final class IdemEngine {
    * One map lookup and an identity comparison on the hot path; the full comparison only for a second spec instance.
    * A command seen for the first time is also refused if its results could never be replayed
    * ({@link ResultCodec#checkReplayable}).
+   *
+   * @return the command's share of retries on this runtime
    */
-  private void checkScope(CommandSpec<?> spec) {
-    CommandSpec<?> first = commandsByScope.get(spec.scope());
-    if (first == spec) {
-      return;
+  private RetryShare checkScope(CommandSpec<?> spec) {
+    Registered first = commandsByScope.get(spec.scope());
+    if (first != null && first.spec() == spec) {
+      return first.retries();
     }
     if (first == null) {
       // Once per command, before it is registered (a refused one is checked again on its next call).
@@ -557,14 +596,16 @@ public final class IdemEngine {
             + " database");
       }
       results.checkReplayable(spec);
-      first = commandsByScope.putIfAbsent(spec.scope(), spec);
+      Registered registered = new Registered(spec, new RetryShare(spec.scope()));
+      first = commandsByScope.putIfAbsent(spec.scope(), registered);
       if (first == null) {
-        return;
+        return registered.retries();
       }
     }
-    if (!first.sameCommandAs(spec)) {
-      throw new IdempotencyScopeConflictException(spec.scope(), first.identity(), spec.identity());
+    if (!first.spec().sameCommandAs(spec)) {
+      throw new IdempotencyScopeConflictException(spec.scope(), first.spec().identity(), spec.identity());
     }
+    return first.retries(); // the same command from another spec instance (another class loader): one share
   }
 
   // ------------------------------------------------------------------------------------------------

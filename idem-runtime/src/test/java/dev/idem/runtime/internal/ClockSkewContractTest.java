@@ -147,7 +147,7 @@ abstract class ClockSkewContractTest extends DatabaseContract {
         IdemEngine.Limits.DEFAULT_MAX_KEY_LENGTH, IdemEngine.Limits.DEFAULT_KEY_PUNCTUATION, wall, null,
         IdempotencyListener.NO_OP, 0, TransitionListener.NO_OP, false, IdemEngine.Limits.DEFAULT_MAX_RESULT_SIZE,
         null, null, 0, true, false, Duration.ZERO, dev.idem.runtime.RecordLayout.ONE_TABLE, null, null, null,
-        dev.idem.runtime.FrontTier.NONE, Duration.ofSeconds(30), null, null);
+        dev.idem.runtime.FrontTier.NONE, Duration.ofSeconds(30), null, null, true);
     return new IdemEngine(settings, new DatabaseClock(wall, SqlDialect.of(dialect), true, true, System::nanoTime));
   }
 
