@@ -10,16 +10,11 @@ import dev.idem.runtime.IdempotencyKeyReusedException;
 import dev.idem.testing.CountingDataSource.Counts;
 import dev.idem.testing.DatabaseContract;
 import java.time.Instant;
-import java.util.ArrayList;
-import java.util.HashSet;
 import java.util.List;
 import java.util.Locale;
 import java.util.Set;
-import java.util.concurrent.CountDownLatch;
 import java.util.concurrent.ExecutorService;
 import java.util.concurrent.Executors;
-import java.util.concurrent.Future;
-import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicInteger;
 import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.AfterEach;
@@ -87,6 +82,15 @@ abstract class AdaptiveLookupFirstContractTest extends DatabaseContract {
     return new Notifications_Idempotent(delegate, on);
   }
 
+  /** Accepts {@code key} once and retries it until the command reads first; every retry gets the first result. */
+  private Accepted acceptedAndRetried(String key) {
+    Accepted first = notifications.accept(key, "hello");
+    for (int i = 0; i < ENOUGH; i++) {
+      assertEquals(first, notifications.accept(key, "hello"));
+    }
+    return first;
+  }
+
   @Test
   void firstExecutionsClaimFirst() {
     for (int i = 0; i < ENOUGH; i++) {
@@ -95,17 +99,14 @@ abstract class AdaptiveLookupFirstContractTest extends DatabaseContract {
     counting.reset();
     notifications.accept("n-new", "hello");
 
-    List<String> sql = idemStatements(counting.executedSql());
+    List<String> sql = Calls.idemStatements(counting.executedSql());
     assertTrue(sql.get(0).contains("INSERT"), "no read before the claim: " + sql);
     assertEquals(ENOUGH + 1, executions.get());
   }
 
   @Test
   void aCommandWhoseCallsAreMostlyRetriesAnswersARetryWithOneRead() {
-    Accepted first = notifications.accept("n-1", "hello");
-    for (int i = 0; i < ENOUGH; i++) {
-      assertEquals(first, notifications.accept("n-1", "hello"));
-    }
+    Accepted first = acceptedAndRetried("n-1");
     counting.reset();
 
     assertEquals(first, notifications.accept("n-1", "hello"));
@@ -119,15 +120,12 @@ abstract class AdaptiveLookupFirstContractTest extends DatabaseContract {
 
   @Test
   void whileReadingFirstANewKeyIsReadThenClaimedAndRunsOnce() {
-    Accepted first = notifications.accept("n-1", "hello");
-    for (int i = 0; i < ENOUGH; i++) {
-      notifications.accept("n-1", "hello");
-    }
+    Accepted first = acceptedAndRetried("n-1");
     counting.reset();
 
     Accepted other = notifications.accept("n-2", "bonjour");
 
-    List<String> sql = idemStatements(counting.executedSql());
+    List<String> sql = Calls.idemStatements(counting.executedSql());
     assertTrue(sql.get(0).startsWith("SELECT"), sql.toString());
     assertTrue(sql.get(1).contains("INSERT"), "the claim follows the read and decides: " + sql);
     assertEquals(new Accepted("n-2", "bonjour", 2), other);
@@ -136,10 +134,7 @@ abstract class AdaptiveLookupFirstContractTest extends DatabaseContract {
 
   @Test
   void whenFirstExecutionsReturnTheCommandClaimsFirstAgain() {
-    notifications.accept("n-1", "hello");
-    for (int i = 0; i < ENOUGH; i++) {
-      notifications.accept("n-1", "hello");
-    }
+    acceptedAndRetried("n-1");
     for (int i = 0; i < ENOUGH; i++) {
       notifications.accept("fresh-" + i, "hello");
     }
@@ -147,7 +142,7 @@ abstract class AdaptiveLookupFirstContractTest extends DatabaseContract {
 
     notifications.accept("fresh-last", "hello");
 
-    List<String> sql = idemStatements(counting.executedSql());
+    List<String> sql = Calls.idemStatements(counting.executedSql());
     assertTrue(sql.get(0).contains("INSERT"), "claiming first again: " + sql);
   }
 
@@ -182,32 +177,26 @@ abstract class AdaptiveLookupFirstContractTest extends DatabaseContract {
 
   @Test
   void eachCommandKeepsItsOwnShare() {
-    Accepted first = notifications.accept("n-1", "hello");
-    for (int i = 0; i < ENOUGH; i++) {
-      notifications.accept("n-1", "hello");
-    }
+    Accepted first = acceptedAndRetried("n-1");
     notifications.relay("r-1", "to-erp");
     counting.reset();
 
     notifications.relay("r-2", "to-erp");
 
-    List<String> sql = idemStatements(counting.executedSql());
+    List<String> sql = Calls.idemStatements(counting.executedSql());
     assertTrue(sql.get(0).contains("INSERT"), "relay's calls were first executions: " + sql);
     assertEquals(first, notifications.accept("n-1", "hello"));
   }
 
   @Test
   void insideATransactionTheClaimComesFirstWhateverTheShare() {
-    Accepted first = notifications.accept("n-1", "hello");
-    for (int i = 0; i < ENOUGH; i++) {
-      notifications.accept("n-1", "hello");
-    }
+    Accepted first = acceptedAndRetried("n-1");
     counting.reset();
 
     Accepted replayed = runtime.inTransaction(connection -> notifications.accept("n-1", "hello"));
 
     assertEquals(first, replayed);
-    List<String> sql = idemStatements(counting.executedSql());
+    List<String> sql = Calls.idemStatements(counting.executedSql());
     assertTrue(sql.get(0).contains("INSERT"), "no read before the claim: " + sql);
     assertEquals(1, counting.connectionsObtained(), "the transaction's connection alone");
   }
@@ -217,15 +206,12 @@ abstract class AdaptiveLookupFirstContractTest extends DatabaseContract {
     runtime.close();
     runtime = runtime(false);
     notifications = notifications(runtime);
-    Accepted first = notifications.accept("n-1", "hello");
-    for (int i = 0; i < ENOUGH; i++) {
-      notifications.accept("n-1", "hello");
-    }
+    Accepted first = acceptedAndRetried("n-1");
     counting.reset();
 
     assertEquals(first, notifications.accept("n-1", "hello"));
 
-    List<String> sql = idemStatements(counting.executedSql());
+    List<String> sql = Calls.idemStatements(counting.executedSql());
     assertTrue(sql.get(0).contains("INSERT"), "the claim, then the read of the record it found: " + sql);
     assertEquals(1, executions.get());
   }
@@ -236,32 +222,13 @@ abstract class AdaptiveLookupFirstContractTest extends DatabaseContract {
       // Rounds alternate between mostly retries and all first executions, so calls race across the switches.
       boolean retries = round % 2 == 0;
       executions.set(0);
-      CountDownLatch go = new CountDownLatch(1);
-      List<Future<Accepted>> calls = new ArrayList<>();
-      for (int i = 0; i < 64; i++) {
-        String key = retries ? "hot-" + round + "-" + (i % 4) : "cold-" + round + "-" + i;
-        calls.add(callers.submit(() -> {
-          go.await();
-          return notifications.accept(key, "hello");
-        }));
-      }
-      go.countDown();
-      Set<Accepted> results = new HashSet<>();
-      for (Future<Accepted> call : calls) {
-        results.add(call.get(60, TimeUnit.SECONDS));
-      }
+      String prefix = (retries ? "hot-" : "cold-") + round + "-";
+      Set<Accepted> results = Calls.raced(callers, 64,
+          i -> () -> notifications.accept(prefix + (retries ? i % 4 : i), "hello"));
       int keys = retries ? 4 : 64;
       assertEquals(keys, executions.get(), "round " + round + ": each key's body ran once");
       assertEquals(keys, results.size(), "round " + round + ": every call of a key got its first result");
     }
   }
 
-  /** The statements that read or write records, upper-cased: without those that open or end transactions. */
-  private static List<String> idemStatements(List<String> executed) {
-    return executed.stream()
-        .map(sql -> sql.toUpperCase(Locale.ROOT))
-        .filter(sql -> !sql.startsWith("START TRANSACTION") && !sql.startsWith("SAVEPOINT")
-            && !sql.startsWith("RELEASE SAVEPOINT") && !sql.equals("COMMIT") && !sql.equals("ROLLBACK"))
-        .toList();
-  }
 }

@@ -14,8 +14,6 @@ import dev.idem.testing.CountingDataSource.Counts;
 import dev.idem.testing.DatabaseContract;
 import java.time.Duration;
 import java.time.Instant;
-import java.util.ArrayList;
-import java.util.HashSet;
 import java.util.List;
 import java.util.Locale;
 import java.util.Set;
@@ -112,7 +110,7 @@ abstract class LookupFirstContractTest extends DatabaseContract {
     counting.reset();
     deliveries.receive("d-2", "paid");
 
-    List<String> sql = idemStatements(counting.executedSql());
+    List<String> sql = Calls.idemStatements(counting.executedSql());
     assertTrue(sql.get(0).startsWith("SELECT"), sql.toString());
     assertTrue(sql.get(1).contains("INSERT"), "the claim follows the read: " + sql);
     assertEquals(1, executions.get());
@@ -185,19 +183,7 @@ abstract class LookupFirstContractTest extends DatabaseContract {
     for (int round = 0; round < 5; round++) {
       String key = "race-" + round;
       executions.set(0);
-      CountDownLatch go = new CountDownLatch(1);
-      List<Future<Receipt>> calls = new ArrayList<>();
-      for (int i = 0; i < 8; i++) {
-        calls.add(callers.submit(() -> {
-          go.await();
-          return deliveries.receive(key, "paid");
-        }));
-      }
-      go.countDown();
-      Set<Receipt> results = new HashSet<>();
-      for (Future<Receipt> call : calls) {
-        results.add(call.get(30, TimeUnit.SECONDS));
-      }
+      Set<Receipt> results = Calls.raced(callers, 8, i -> () -> deliveries.receive(key, "paid"));
       assertEquals(1, executions.get(), "round " + round);
       assertEquals(Set.of(new Receipt(key, "paid", 1)), results);
     }
@@ -244,17 +230,9 @@ abstract class LookupFirstContractTest extends DatabaseContract {
 
     assertEquals(1, executions.get());
     assertEquals("d-9", replayed.deliveryId());
-    List<String> sql = idemStatements(counting.executedSql());
+    List<String> sql = Calls.idemStatements(counting.executedSql());
     assertTrue(sql.get(0).contains("INSERT"), "no read before the claim: " + sql);
     assertEquals(1, counting.connectionsObtained(), "the transaction's connection alone");
   }
 
-  /** The statements that read or write records, upper-cased: without those that open or end transactions. */
-  private static List<String> idemStatements(List<String> executed) {
-    return executed.stream()
-        .map(sql -> sql.toUpperCase(Locale.ROOT))
-        .filter(sql -> !sql.startsWith("START TRANSACTION") && !sql.startsWith("SAVEPOINT")
-            && !sql.startsWith("RELEASE SAVEPOINT") && !sql.equals("COMMIT") && !sql.equals("ROLLBACK"))
-        .toList();
-  }
 }
