@@ -32,9 +32,10 @@ import java.util.concurrent.TimeUnit;
  *   <li><b>claim</b>: unless the key has a committed record, the record (state {@code IN_PROGRESS}, a random owner
  *       token, {@code lease_until}) commits on its own, in auto-commit mode, before the body starts, so that other
  *       callers see it at once; neither that check nor a read of the record ever waits for an owner's row lock,
- *       and a read follows only when the claim inserted nothing (PostgreSQL and H2 check with NOT EXISTS; MariaDB
- *       claims with a lock wait of zero and reads when locked out, waiting only for a competitor's claim that is
- *       not committed yet; MySQL, which cannot, reads first: see {@link SqlDialect#noWaitLeaseClaimSql} and
+ *       and a read follows only when the claim inserted nothing (PostgreSQL checks with NOT EXISTS; H2 inserts
+ *       plainly, its primary-key check failing at once on a committed record, locked or not; MariaDB claims with a
+ *       lock wait of zero and reads when locked out, waiting only for a competitor's claim that is not committed
+ *       yet; MySQL, which cannot, reads first: see {@link SqlDialect#noWaitLeaseClaimSql} and
  *       {@link SqlDialect#leaseClaimSkipsRecordedKeys()}).
  *   <li><b>body</b>: runs in a transaction of the runtime on the same connection (one pooled connection per call,
  *       whatever the pool's size).
