@@ -89,6 +89,21 @@ final class ClaimExecutor {
   private final String table;
   /** The dialect's claim; waits for a competitor's uncommitted claim of the key (and for any other row lock). */
   private final String claimSql;
+  /**
+   * The dialect's claim that skips a recorded key without an exception where its {@link #claimSql} throws one there
+   * (H2: see {@link SqlDialect#guardedLeaseClaimSql}); null elsewhere.
+   */
+  private final String guardedClaimSql;
+  /**
+   * How many more claims use {@link #guardedClaimSql}: re-armed whenever a claim meets a recorded key, so that a run of
+   * claims of recorded keys (replays the result cache does not answer: the cache turned off, keys completed by
+   * another runtime) pays the duplicate-key exception once rather than per call (on H2 it cost an uncached replay
+   * ~3x, as its statement rollback empties the session's query cache), while new keys otherwise pay no probe. Racy on
+   * purpose: both statements are correct, this only picks the cheaper one.
+   */
+  private int guardedClaims;
+  /** {@link #guardedClaims} after a claim met a recorded key. */
+  static final int GUARDED_CLAIMS = 16;
   /** How this runtime's server claims, decided on the first claim (see {@link #claimOrder}). */
   private volatile ClaimOrder claimOrder;
   private final String selectSql;
@@ -116,6 +131,7 @@ final class ClaimExecutor {
     this.unrecorded = new UnrecordedOutcomes(transactions);
     this.table = table;
     this.claimSql = dialect.leaseClaimSql(table);
+    this.guardedClaimSql = dialect.guardedLeaseClaimSql(table);
     this.selectSql = dialect.leaseSelectSql(table);
     this.lockProbeSql = dialect.lockProbeSql(table);
     this.takeOverLeaseSql = dialect.takeOverLeaseSql(table);
@@ -680,12 +696,22 @@ final class ClaimExecutor {
 
   private Claimed insertClaim(Connection connection, ClaimOrder order, CommandSpec<?> spec, String key,
       String fingerprint, String token, long now, long leaseUntil) throws SQLException {
-    try (PreparedStatement claim = connection.prepareStatement(order.sql())) {
+    String sql = order.sql();
+    if (guardedClaimSql != null && sql.equals(claimSql) && guardedClaims > 0) {
+      guardedClaims--;
+      sql = guardedClaimSql;
+    }
+    try (PreparedStatement claim = connection.prepareStatement(sql)) {
       dialect.bindLeaseClaim(claim, table, spec.scope(), key, fingerprint, token, leaseUntil, now,
           leaseUntil + spec.retentionMillis());
       // Every day is probed: an extended lease keeps a record live past its first day's window.
-      return dialect.claimKey(connection, claim, table, spec.scope(), key, now, Integer.MIN_VALUE)
-          ? Claimed.INSERTED : Claimed.RECORDED;
+      if (dialect.claimKey(connection, claim, table, spec.scope(), key, now, Integer.MIN_VALUE)) {
+        return Claimed.INSERTED;
+      }
+      if (guardedClaimSql != null) {
+        guardedClaims = GUARDED_CLAIMS;
+      }
+      return Claimed.RECORDED;
     } catch (SQLException e) {
       if (order.noWait() && dialect.isLockNotAvailable(e)) {
         return Claimed.LOCKED_OUT; // in auto-commit mode only the statement was undone
