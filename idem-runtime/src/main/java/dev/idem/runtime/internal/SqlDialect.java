@@ -634,6 +634,16 @@ abstract class SqlDialect {
   abstract String leaseClaimSql(String table);
 
   /**
+   * A {@link #leaseClaimSql} that inserts nothing and throws nothing when the key has a committed record, for a
+   * dialect whose {@link #leaseClaimSql} fails with a duplicate-key exception there to spare new keys a probe; null
+   * elsewhere. Same parameters, same waits, executed the same way. A CLAIM executor switches to it for a few claims
+   * after one met a recorded key (see {@code ClaimExecutor.GUARDED_CLAIMS}).
+   */
+  String guardedLeaseClaimSql(String table) {
+    return null;
+  }
+
+  /**
    * Whether {@link #leaseClaimSql} inserts nothing, without waiting, when the key has a committed record, even one
    * whose row lock an owner extending its lease holds: then a CLAIM call inserts first and reads only if that
    * inserted nothing (one statement for a new key). Otherwise it reads first (a second statement for a new key),
@@ -2130,14 +2140,37 @@ abstract class SqlDialect {
           + " WHERE NOT EXISTS (SELECT 1 FROM " + table + " WHERE scope = ?1 AND idem_key = ?2)";
     }
 
+    /**
+     * A plain INSERT, unlike {@link #claimSql}: a CLAIM call's claim is nearly always of a new key (a replay this
+     * runtime served is answered from its cache before any claim, and a {@code lookupFirst} command reads first), and on a new key the NOT EXISTS probe was the
+     * costliest part of the claim: ~1.3 µs of the ~2 µs by which a CLAIM first execution trailed its hand-written
+     * floor (0.88×, 2026-12-03). A recorded key now fails with 23505, which {@link #claim} turns into "recorded"
+     * (classified by SQLState, never by text); that costs the exception and the statement's rollback, which empties
+     * the session's query cache, on the rarer paths that claim a recorded key (an uncached replay, a key in flight, a
+     * takeover; where those come in runs, the executor claims with {@link #guardedLeaseClaimSql} for a while).
+     *
+     * <p>It never waits for an owner's row lock: H2 (2.x, MVStore) checks the primary key against the committed index
+     * entry, which neither an owner's UPDATE of its record (a lease extension, a completion: no key column changes)
+     * nor its uncommitted DELETE (a release) makes uncommitted, so the insert fails at once with 23505, as the NOT
+     * EXISTS probe found the committed row at once; {@link #leaseClaimSkipsRecordedKeys} stays true.
+     * H2ClaimContractTest pins this. It waits, as before, only for a competitor's claim that is not committed yet
+     * (an uncommitted index entry): then 23505 once it commits, or the row once it rolls back.
+     */
     @Override
     String leaseClaimSql(String table) {
-      // As claimSql: a recorded key inserts nothing, with no duplicate-key exception to build and roll back.
+      return "INSERT INTO " + table + " (scope, idem_key, state, fingerprint, owner_token, lease_until, created_at,"
+          + " expires_at) VALUES (?, ?, '" + IN_PROGRESS + "', ?, ?, ?, ?, ?)";
+    }
+
+    /** The claim as it was before 2026-12-03: a recorded key inserts nothing, with no exception (see claimSql). */
+    @Override
+    String guardedLeaseClaimSql(String table) {
       return "INSERT INTO " + table + " (scope, idem_key, state, fingerprint, owner_token, lease_until, created_at,"
           + " expires_at) SELECT ?1, ?2, '" + IN_PROGRESS + "', ?3, ?4, ?5, ?6, ?7"
           + " WHERE NOT EXISTS (SELECT 1 FROM " + table + " WHERE scope = ?1 AND idem_key = ?2)";
     }
 
+    /** True without a probe: see {@link #leaseClaimSql}. */
     @Override
     boolean leaseClaimSkipsRecordedKeys() {
       return true;
@@ -2145,9 +2178,9 @@ abstract class SqlDialect {
 
     @Override
     boolean claim(PreparedStatement claim) throws SQLException {
-      // The insert waits for a concurrent uncommitted claim of the key, then fails with 23505 if it committed. H2
-      // rolls back only the failed statement, never the transaction, so catching the duplicate is safe here (unlike
-      // on PostgreSQL).
+      // The insert waits for a concurrent uncommitted claim of the key, then fails with 23505 if it committed; the
+      // plain leaseClaimSql fails with 23505 at once on a committed record. H2 rolls back only the failed statement,
+      // never the transaction, so catching the duplicate is safe here (unlike on PostgreSQL).
       try {
         return claim.executeUpdate() == 1;
       } catch (SQLException e) {

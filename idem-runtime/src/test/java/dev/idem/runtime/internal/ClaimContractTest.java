@@ -159,8 +159,13 @@ abstract class ClaimContractTest extends DatabaseContract {
   }
 
   private static Throwable failureOf(Future<?> future) throws InterruptedException, java.util.concurrent.TimeoutException {
+    return failureOf(future, 60);
+  }
+
+  private static Throwable failureOf(Future<?> future, int seconds)
+      throws InterruptedException, java.util.concurrent.TimeoutException {
     try {
-      future.get(60, TimeUnit.SECONDS);
+      future.get(seconds, TimeUnit.SECONDS);
       return null;
     } catch (java.util.concurrent.ExecutionException e) {
       return e.getCause();
@@ -444,6 +449,54 @@ abstract class ClaimContractTest extends DatabaseContract {
       }
       Throwable failure = failureOf(call);
       return failure != null ? failure : call.get();
+    } finally {
+      pool.shutdownNow();
+    }
+  }
+
+  /**
+   * A live owner holds its record's row lock in its open transaction (a lease extension, or its completion, not
+   * committed yet): a claim of the key neither waits for that lock nor inserts; it sees the committed record in
+   * flight while the lock is still held. (H2 claims with a plain INSERT, whose primary-key check does not wait for
+   * that lock: see H2ClaimContractTest; PostgreSQL checks with NOT EXISTS; MariaDB claims with a lock wait of zero.)
+   */
+  @Test
+  void aClaimOfARecordedKeyWhoseOwnerHoldsItsRowLockDoesNotWait() throws Exception {
+    ExecutorService pool = Executors.newSingleThreadExecutor();
+    try {
+      int n = 0;
+      for (String ownersStatement : List.of(
+          "UPDATE idem_record SET lease_until = lease_until + 1000, expires_at = expires_at + 1000 WHERE idem_key = ?",
+          "UPDATE idem_record SET state = 'COMPLETED', owner_token = NULL, lease_until = NULL WHERE idem_key = ?")) {
+        String key = "c-locked-" + n++;
+        String fingerprint = Fingerprinter.fingerprint(CHARGE, new Object[] {7L});
+        long now = clock.millis();
+        database.execute("INSERT INTO idem_record (scope, idem_key, state, fingerprint, owner_token, lease_until,"
+            + " created_at, expires_at) VALUES ('Gateway.charge', '" + key + "', 'IN_PROGRESS', '" + fingerprint
+            + "', 'live-owner', " + (now + 30_000) + ", " + now + ", " + (now + 30_000 + 86_400_000L) + ")");
+        try (Connection owner = database.dataSource().getConnection()) {
+          owner.setAutoCommit(false);
+          try (PreparedStatement lock = owner.prepareStatement(ownersStatement)) {
+            lock.setString(1, key);
+            assertEquals(1, lock.executeUpdate());
+          }
+          Future<String> call = inBackground(pool, () -> charge(CHARGE, key, 7, () -> "intruder"));
+          Throwable failure;
+          try {
+            failure = failureOf(call, 10);
+          } catch (java.util.concurrent.TimeoutException e) {
+            call.cancel(true);
+            throw new AssertionError("the claim of " + key + " waited for the owner's row lock (" + ownersStatement
+                + ")", e);
+          } finally {
+            owner.rollback();
+          }
+          assertInstanceOf(IdempotencyInProgressException.class, failure, ownersStatement);
+        }
+        assertEquals(List.of("live-owner"),
+            column("SELECT owner_token FROM idem_record WHERE idem_key = '" + key + "'"));
+      }
+      assertEquals(0, count("payments"));
     } finally {
       pool.shutdownNow();
     }
