@@ -2142,8 +2142,8 @@ abstract class SqlDialect {
 
     /**
      * A plain INSERT, unlike {@link #claimSql}: a CLAIM call's claim is nearly always of a new key (a replay this
-     * runtime served is answered from its cache before any claim, and a {@code lookupFirst} command reads first), and on a new key the NOT EXISTS probe was the
-     * costliest part of the claim: ~1.3 µs of the ~2 µs by which a CLAIM first execution trailed its hand-written
+     * runtime served is answered from its cache before any claim, and a command whose calls are mostly retries
+     * reads first), and on a new key the NOT EXISTS probe was the costliest part of the claim: ~1.3 µs of the ~2 µs by which a CLAIM first execution trailed its hand-written
      * floor (0.88×, 2026-12-03). A recorded key now fails with 23505, which {@link #claim} turns into "recorded"
      * (classified by SQLState, never by text); that costs the exception and the statement's rollback, which empties
      * the session's query cache, on the rarer paths that claim a recorded key (an uncached replay, a key in flight, a
