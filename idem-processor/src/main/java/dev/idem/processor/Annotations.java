@@ -45,7 +45,8 @@ final class Annotations {
 
   /** The value written in the source, else the member's declared default. */
   static AnnotationValue value(AnnotationMirror mirror, String member) {
-    return explicitValue(mirror, member).orElseGet(() -> defaultValue(mirror, member));
+    Optional<AnnotationValue> explicit = explicitValue(mirror, member); // no lambda to link for orElseGet
+    return explicit.isPresent() ? explicit.get() : defaultValue(mirror, member);
   }
 
   static String stringValue(AnnotationMirror mirror, String member) {

@@ -14,10 +14,10 @@ import java.util.List;
 import java.util.Map;
 import java.util.Optional;
 import java.util.Set;
+import java.util.StringJoiner;
 import java.util.TreeMap;
 import java.util.regex.Matcher;
 import java.util.regex.Pattern;
-import java.util.stream.Collectors;
 import javax.lang.model.element.AnnotationMirror;
 import javax.lang.model.element.AnnotationValue;
 import javax.lang.model.element.Element;
@@ -252,12 +252,26 @@ final class CodecTypeReader {
       this.use = use;
     }
 
+    // Here and below, loops and plain lookups rather than lambdas on the path every result and payload type takes:
+    // the processor is loaded cold by each compilation, which links every lambda call site anew (LambdaMetafactory
+    // spins a class for it).
+
     private List<ExecutableElement> methodsOf(TypeElement element) {
-      return methodsByType.computeIfAbsent(element, type -> ElementFilter.methodsIn(elements.getAllMembers(type)));
+      List<ExecutableElement> methods = methodsByType.get(element);
+      if (methods == null) {
+        methods = ElementFilter.methodsIn(elements.getAllMembers(element));
+        methodsByType.put(element, methods);
+      }
+      return methods;
     }
 
     private Map<String, VariableElement> fieldsOf(TypeElement element) {
-      return fieldsByType.computeIfAbsent(element, CodecTypeReader.this::instanceFields);
+      Map<String, VariableElement> fields = fieldsByType.get(element);
+      if (fields == null) {
+        fields = instanceFields(element);
+        fieldsByType.put(element, fields);
+      }
+      return fields;
     }
 
     private String fail(String path, String reason, String fix) {
@@ -303,10 +317,13 @@ final class CodecTypeReader {
         return name;
       }
       if (element.getKind() == ElementKind.ENUM) {
-        return "enum " + name + ElementFilter.fieldsIn(element.getEnclosedElements()).stream()
-            .filter(field -> field.getKind() == ElementKind.ENUM_CONSTANT)
-            .map(field -> field.getSimpleName().toString())
-            .collect(Collectors.joining(",", "[", "]"));
+        StringJoiner constants = new StringJoiner(",", "[", "]");
+        for (VariableElement field : ElementFilter.fieldsIn(element.getEnclosedElements())) {
+          if (field.getKind() == ElementKind.ENUM_CONSTANT) {
+            constants.add(field.getSimpleName().toString());
+          }
+        }
+        return "enum " + name + constants;
       }
       if (use == Use.WRITE_AND_READ) {
         String sorted = sortedKind(type);
@@ -507,8 +524,10 @@ final class CodecTypeReader {
     /** How the codec gets every property back; a problem if one has no way in. */
     private void readBack(DeclaredType type, TypeElement element, Map<String, TypeMirror> properties, String path) {
       if (element.getKind() == ElementKind.RECORD) {
-        Set<String> components = element.getRecordComponents().stream()
-            .map(component -> component.getSimpleName().toString()).collect(Collectors.toSet());
+        Set<String> components = new HashSet<>();
+        for (RecordComponentElement component : element.getRecordComponents()) {
+          components.add(component.getSimpleName().toString());
+        }
         for (String property : properties.keySet()) {
           if (!components.contains(property)) {
             fail(path + "." + property, "is written from the getter of record " + element.getSimpleName()
@@ -529,7 +548,10 @@ final class CodecTypeReader {
         return;
       }
       List<ExecutableElement> constructors = ElementFilter.constructorsIn(element.getEnclosedElements());
-      boolean noArgs = constructors.stream().anyMatch(constructor -> constructor.getParameters().isEmpty());
+      boolean noArgs = false;
+      for (ExecutableElement constructor : constructors) {
+        noArgs |= constructor.getParameters().isEmpty();
+      }
       if (noArgs) {
         Map<String, VariableElement> fields = fieldsOf(element);
         for (String property : properties.keySet()) {
@@ -546,8 +568,10 @@ final class CodecTypeReader {
         if (constructor.getModifiers().contains(Modifier.PRIVATE)) {
           continue;
         }
-        List<String> names = constructor.getParameters().stream()
-            .map(parameter -> parameter.getSimpleName().toString()).collect(Collectors.toList());
+        List<String> names = new ArrayList<>();
+        for (VariableElement parameter : constructor.getParameters()) {
+          names.add(parameter.getSimpleName().toString());
+        }
         if (names.size() == properties.size() && properties.keySet().containsAll(names)) {
           ExecutableType constructorType = (ExecutableType) types.asMemberOf(type, constructor);
           creators.putIfAbsent(element.getQualifiedName().toString(),
@@ -588,9 +612,8 @@ final class CodecTypeReader {
       for (TypeElement current = element; dropper == null && current != null && !isPlatform(current);
            current = superclassOf(current)) {
         Optional<AnnotationMirror> ignoreProperties = Annotations.find(current, JSON_IGNORE_PROPERTIES);
-        Object listed = ignoreProperties.map(mirror -> annotationValue(mirror, "value")).orElse(null);
-        if (listed instanceof List<?> names && names.stream()
-            .anyMatch(name -> name instanceof AnnotationValue value && property.equals(value.getValue()))) {
+        Object listed = ignoreProperties.isPresent() ? annotationValue(ignoreProperties.get(), "value") : null;
+        if (listed instanceof List<?> names && listsProperty(names, property)) {
           dropper = "@JsonIgnoreProperties on " + current.getSimpleName();
           removal = "\"" + property + "\" from @JsonIgnoreProperties";
         }
@@ -621,7 +644,10 @@ final class CodecTypeReader {
         }
       }
       Map<String, VariableElement> fields = fieldsOf(element);
-      Optional.ofNullable(fields.get(property)).ifPresent(annotated::add);
+      VariableElement field = fields.get(property);
+      if (field != null) {
+        annotated.add(field);
+      }
       for (ExecutableElement method : methodsOf(element)) {
         if (method.getParameters().isEmpty() && !method.getModifiers().contains(Modifier.STATIC)
             && method.getReturnType().getKind() != TypeKind.VOID && !isPlatform(method.getEnclosingElement())
@@ -633,9 +659,23 @@ final class CodecTypeReader {
     }
 
     private boolean hasSetter(TypeElement element, String property) {
-      return methodsOf(element).stream()
-          .anyMatch(method -> method.getSimpleName().contentEquals(setter(property))
-              && method.getParameters().size() == 1 && !method.getModifiers().contains(Modifier.STATIC));
+      for (ExecutableElement method : methodsOf(element)) {
+        if (method.getSimpleName().contentEquals(setter(property)) && method.getParameters().size() == 1
+            && !method.getModifiers().contains(Modifier.STATIC)) {
+          return true;
+        }
+      }
+      return false;
+    }
+
+    /** Whether {@code @JsonIgnoreProperties}' names hold {@code property}. */
+    private static boolean listsProperty(List<?> names, String property) {
+      for (Object name : names) {
+        if (name instanceof AnnotationValue value && property.equals(value.getValue())) {
+          return true;
+        }
+      }
+      return false;
     }
   }
 

@@ -77,8 +77,7 @@ final class CommandSpecWriter {
         .add("$L,\n", withCodecHints(resultTypeToken(storedResult), shape))
         .add("$L, $L,\n", storesResult ? CodeBlock.of("$S", shape.hash()) : CodeBlock.of("null /* no result */"),
             millis(command.retention(), "retention"))
-        .add("$L, $L,\n", names(command.keyParts().stream().map(KeyPart::displayName).toList()),
-            names(command.payloadParameters()))
+        .add("$L, $L,\n", names(displayNames(command.keyParts())), names(command.payloadParameters()))
         .add("$S", ((TypeElement) command.method().getEnclosingElement()).getQualifiedName()
             + "#" + command.method().getSimpleName());
     if (claim) {
@@ -114,9 +113,17 @@ final class CommandSpecWriter {
 
   /** {@code new String[] {"requestId", "line"}}: names as an array, which a varargs list or List.of would infer. */
   private static CodeBlock names(List<String> names) {
-    return CodeBlock.of("new String[] {$L}", names.stream()
-        .map(part -> CodeBlock.of("$S", part))
-        .collect(CodeBlock.joining(", ")));
+    // Without a stream: see SourceFileGenerator.join, why the cold processor avoids lambdas on its common path.
+    return CodeBlock.of("new String[] {$L}", SourceFileGenerator.stringLiterals(names));
+  }
+
+  /** The key parts' names, in order. */
+  static List<String> displayNames(List<KeyPart> keyParts) {
+    List<String> names = new ArrayList<>(keyParts.size());
+    for (KeyPart part : keyParts) {
+      names.add(part.displayName());
+    }
+    return names;
   }
 
   /** {@code 86_400_000L}, commented {@code retention P1D}: the milliseconds the runtime keeps, and their ISO text. */
@@ -234,9 +241,7 @@ final class CommandSpecWriter {
       }
       DeclaredType declared = (DeclaredType) returnType;
       return CodeBlock.of("$T.<$T>parameterized($T.class, $L)", RESULT_TYPE, name,
-          TypeName.get(types.erasure(declared)), declared.getTypeArguments().stream()
-              .map(this::typeArgument)
-              .collect(CodeBlock.joining(", ")));
+          TypeName.get(types.erasure(declared)), typeArguments(declared));
     }
     return CodeBlock.of("new $T() {}", ParameterizedTypeName.get(RESULT_TYPE, name));
   }
@@ -254,7 +259,16 @@ final class CommandSpecWriter {
       return CodeBlock.of("$T.class", TypeName.get(types.erasure(type)));
     }
     return CodeBlock.of("$T.parameterizedType($T.class, $L)", RESULT_TYPE, TypeName.get(types.erasure(type)),
-        declared.getTypeArguments().stream().map(this::typeArgument).collect(CodeBlock.joining(", ")));
+        typeArguments(declared));
+  }
+
+  /** The type arguments, each as {@link #typeArgument}, joined by commas (a loop: no lambda to link cold). */
+  private CodeBlock typeArguments(DeclaredType declared) {
+    List<CodeBlock> arguments = new ArrayList<>();
+    for (TypeMirror argument : declared.getTypeArguments()) {
+      arguments.add(typeArgument(argument));
+    }
+    return SourceFileGenerator.join(arguments, ", ");
   }
 
   private static boolean isGeneric(TypeMirror type) {

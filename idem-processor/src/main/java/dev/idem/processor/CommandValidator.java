@@ -132,7 +132,9 @@ final class CommandValidator {
       }
       Optional<ReplayedFailure> failure = replayedFailure(method, type, command, entry, exception, report);
       valid &= failure.isPresent();
-      failure.ifPresent(replayOn::add);
+      if (failure.isPresent()) { // no method reference: a lambda call site the cold processor links per compile
+        replayOn.add(failure.get());
+      }
     }
 
     String scope = scopeOf(method, command, report);
@@ -210,7 +212,10 @@ final class CommandValidator {
         }
       }
     }
-    List<String> names = parameters.stream().map(p -> p.getSimpleName().toString()).toList();
+    List<String> names = new ArrayList<>(parameters.size()); // a loop: no lambda to link in each cold compile
+    for (VariableElement parameter : parameters) {
+      names.add(parameter.getSimpleName().toString());
+    }
     if (windowed && !names.contains(identity)) {
       report.report(Message.WINDOW_IDENTITY_MISSING, method, command,
           Annotations.explicitValue(command, "identity").orElse(Annotations.value(command, "window")),
@@ -285,8 +290,11 @@ final class CommandValidator {
                                      ValidationReport report) {
     String name = parameter.getSimpleName().toString();
     Optional<Problem> problem = codec.writeProblem(parameterType, name);
-    problem.ifPresent(p -> report.report(Message.PAYLOAD_NOT_FINGERPRINTED, parameter, name, method.getSimpleName(),
-        p.path(), p.reason(), p.fix()));
+    if (problem.isPresent()) {
+      Problem p = problem.get();
+      report.report(Message.PAYLOAD_NOT_FINGERPRINTED, parameter, name, method.getSimpleName(), p.path(), p.reason(),
+          p.fix());
+    }
     return problem.isEmpty();
   }
 

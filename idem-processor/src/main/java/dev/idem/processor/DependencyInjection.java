@@ -41,10 +41,19 @@ record DependencyInjection(List<ClassName> injects, List<ClassName> qualifiers) 
   }
 
   List<AnnotationSpec> injectAnnotations() {
-    return injects.stream().map(inject -> AnnotationSpec.builder(inject).build()).toList();
+    return annotations(injects);
   }
 
   List<AnnotationSpec> qualifierAnnotations() {
-    return qualifiers.stream().map(qualifier -> AnnotationSpec.builder(qualifier).build()).toList();
+    return annotations(qualifiers);
+  }
+
+  /** A loop rather than a stream: no lambda for the cold processor to link in every compilation. */
+  private static List<AnnotationSpec> annotations(List<ClassName> types) {
+    List<AnnotationSpec> annotations = new ArrayList<>(types.size());
+    for (ClassName type : types) {
+      annotations.add(AnnotationSpec.builder(type).build());
+    }
+    return List.copyOf(annotations);
   }
 }

@@ -8,6 +8,7 @@ import java.util.List;
 import java.util.Set;
 import javax.lang.model.element.Element;
 import javax.lang.model.element.ElementKind;
+import javax.lang.model.element.ExecutableElement;
 import javax.lang.model.element.TypeElement;
 import javax.lang.model.type.DeclaredType;
 import javax.lang.model.type.TypeKind;
@@ -52,14 +53,18 @@ final class Deprecations {
         for (ReplayedFailure failure : command.replayOn()) {
           mentioned.add(failure.type());
           mentioned.addAll(failure.parameterTypes());
-          failure.accessors().forEach(accessor -> addMember(failure.type(), accessor, used));
+          for (String accessor : failure.accessors()) { // loops: no lambdas to link in each cold compile
+            addMember(failure.type(), accessor, used);
+          }
           addConstructors(failure.type(), used);
         }
       }
       if (method instanceof TransitionMethod transition) {
         used.add(transition.entity());
       }
-      mentioned.forEach(type -> used.addAll(TypeMirrors.declaredElements(type)));
+      for (TypeMirror type : mentioned) {
+        used.addAll(TypeMirrors.declaredElements(type));
+      }
     }
     boolean deprecated = false;
     boolean forRemoval = false;
@@ -94,9 +99,11 @@ final class Deprecations {
       return;
     }
     TypeElement type = (TypeElement) ((DeclaredType) declared).asElement();
-    ElementFilter.methodsIn(elements.getAllMembers(type)).stream()
-        .filter(method -> method.getSimpleName().contentEquals(name) && method.getParameters().isEmpty())
-        .forEach(used::add);
+    for (ExecutableElement method : ElementFilter.methodsIn(elements.getAllMembers(type))) {
+      if (method.getSimpleName().contentEquals(name) && method.getParameters().isEmpty()) {
+        used.add(method);
+      }
+    }
   }
 
   private static void addConstructors(TypeMirror type, Set<Element> used) {

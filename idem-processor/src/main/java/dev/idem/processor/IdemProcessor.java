@@ -2,12 +2,13 @@ package dev.idem.processor;
 
 import com.google.auto.service.AutoService;
 import java.util.ArrayList;
-import java.util.Comparator;
 import java.util.HashSet;
 import java.util.LinkedHashSet;
 import java.util.List;
+import java.util.Map;
 import java.util.Optional;
 import java.util.Set;
+import java.util.TreeMap;
 import java.util.function.Consumer;
 import javax.annotation.processing.AbstractProcessor;
 import javax.annotation.processing.ProcessingEnvironment;
@@ -55,9 +56,10 @@ public final class IdemProcessor extends AbstractProcessor {
 
   /** The processor as javac loads it (through {@code META-INF/services}). */
   public IdemProcessor() {
-    this(service -> {});
+    this(null);
   }
 
+  /** @param beforeValidation null for none (no lambda to link in the constructor a build calls) */
   IdemProcessor(Consumer<TypeElement> beforeValidation) {
     this.beforeValidation = beforeValidation;
   }
@@ -70,12 +72,53 @@ public final class IdemProcessor extends AbstractProcessor {
     validator = new ServiceValidator(env, new ScopeRegistry());
     writer = new ServiceWriter(env.getFiler(), env.getMessager(), env.getTypeUtils(), env.getElementUtils(),
         DependencyInjection.onClassPath(env.getElementUtils()));
-    commandInterfaces = new CommandsInterfaceWriter(env.getFiler(), env.getMessager(), env.getTypeUtils());
-    diagrams = new StateDiagramWriter(env.getFiler(), env.getMessager());
     manifests = new ManifestWriter(env.getFiler(), env.getMessager());
     previousManifests = PreviousManifests.load(env.getOptions(), env.getMessager());
-    outboxes = new OutboxValidator(env);
-    outboxWriter = new OutboxClassWriter(env.getFiler(), env.getMessager());
+    // The writers and the validator of what most services do not have (transitions, outboxes) are created when
+    // first needed: a build loads the processor cold, in a new class loader per compilation, so every class it
+    // touches is read, verified and initialised anew in each compile, and these are some of its largest.
+  }
+
+  private CommandsInterfaceWriter commandInterfaces() {
+    if (commandInterfaces == null) {
+      commandInterfaces = new CommandsInterfaceWriter(processingEnv.getFiler(), processingEnv.getMessager(),
+          processingEnv.getTypeUtils());
+    }
+    return commandInterfaces;
+  }
+
+  private StateDiagramWriter diagrams() {
+    if (diagrams == null) {
+      diagrams = new StateDiagramWriter(processingEnv.getFiler(), processingEnv.getMessager());
+    }
+    return diagrams;
+  }
+
+  private OutboxValidator outboxes() {
+    if (outboxes == null) {
+      outboxes = new OutboxValidator(processingEnv);
+    }
+    return outboxes;
+  }
+
+  private OutboxClassWriter outboxWriter() {
+    if (outboxWriter == null) {
+      outboxWriter = new OutboxClassWriter(processingEnv.getFiler(), processingEnv.getMessager());
+    }
+    return outboxWriter;
+  }
+
+  /**
+   * Whether {@code type} declares an {@code @OutboxEvent} method, which makes it an outbox interface. Here rather
+   * than in {@link OutboxValidator}, so that a service without events does not load that class (see {@link #init}).
+   */
+  private static boolean declaresEvents(TypeElement type) {
+    for (ExecutableElement method : ElementFilter.methodsIn(type.getEnclosedElements())) {
+      if (Annotations.find(method, Annotations.OUTBOX_EVENT).isPresent()) {
+        return true;
+      }
+    }
+    return false;
   }
 
   @Override
@@ -115,15 +158,22 @@ public final class IdemProcessor extends AbstractProcessor {
   private void processRound(RoundEnvironment round) {
     Set<TypeElement> services = new LinkedHashSet<>();
     for (String name : deferred) {
-      Optional.ofNullable(processingEnv.getElementUtils().getTypeElement(name)).ifPresent(services::add);
+      TypeElement type = processingEnv.getElementUtils().getTypeElement(name);
+      if (type != null) {
+        services.add(type);
+      }
     }
     deferred.clear();
     collectServices(round, services);
 
-    List<TypeElement> ordered = new ArrayList<>(services);
-    ordered.sort(Comparator.comparing(type -> type.getQualifiedName().toString()));
-    for (TypeElement service : ordered) {
-      String name = service.getQualifiedName().toString();
+    // By name, without Comparator.comparing and its lambda (linked anew by the cold processor in every compile).
+    TreeMap<String, TypeElement> ordered = new TreeMap<>();
+    for (TypeElement service : services) {
+      ordered.putIfAbsent(service.getQualifiedName().toString(), service);
+    }
+    for (Map.Entry<String, TypeElement> entry : ordered.entrySet()) {
+      String name = entry.getKey();
+      TypeElement service = entry.getValue();
       if (processed.contains(name)) {
         continue;
       }
@@ -170,27 +220,35 @@ public final class IdemProcessor extends AbstractProcessor {
       report.printTo(processingEnv.getMessager());
       return;
     }
-    beforeValidation.accept(service);
-    if (OutboxValidator.declaresEvents(service)) {
+    if (beforeValidation != null) {
+      beforeValidation.accept(service);
+    }
+    if (declaresEvents(service)) {
       // An outbox interface: <Interface>_Outbox, which only writes events (its validator reports other methods).
-      Optional<OutboxInterface> outbox = outboxes.validate(service, report);
+      Optional<OutboxInterface> outbox = outboxes().validate(service, report);
       report.printTo(processingEnv.getMessager());
       if (outbox.isPresent() && report.isClean()) {
-        outboxWriter.generate(outbox.get());
+        outboxWriter().generate(outbox.get());
       }
       return;
     }
-    Optional<ServiceModel> model = validator.validate(service, report);
-    Optional<Manifest> manifest = model.map(Manifest::of);
-    if (model.isPresent()) {
-      previousManifests.check(model.get(), manifest.get(), report);
+    // Plain conditionals rather than Optional.map/filter with method references: each reference is a lambda
+    // call site that the cold processor links (a class spun by LambdaMetafactory) in every compilation.
+    ServiceModel model = validator.validate(service, report).orElse(null);
+    Manifest manifest = model == null ? null : Manifest.of(model);
+    if (model != null) {
+      previousManifests.check(model, manifest, report);
     }
     report.printTo(processingEnv.getMessager());
-    if (model.isPresent() && report.isClean()) {
-      writer.generate(model.get());
-      model.filter(ServiceModel::splitsDelegate).ifPresent(commandInterfaces::generate);
-      diagrams.write(model.get());
-      manifests.write(model.get(), manifest.get());
+    if (model != null && report.isClean()) {
+      writer.generate(model);
+      if (model.splitsDelegate()) {
+        commandInterfaces().generate(model);
+      }
+      if (!model.transitionsByEntity().isEmpty()) {
+        diagrams().write(model);
+      }
+      manifests.write(model, manifest);
     }
   }
 
@@ -262,9 +320,12 @@ public final class IdemProcessor extends AbstractProcessor {
     names.add(Annotations.IDEMPOTENCY_KEY);
     List<TypeElement> present = new ArrayList<>();
     for (String name : names) {
-      Optional.ofNullable(processingEnv.getElementUtils().getTypeElement(name)).ifPresent(present::add);
+      TypeElement annotation = processingEnv.getElementUtils().getTypeElement(name);
+      if (annotation != null) {
+        present.add(annotation);
+      }
     }
-    return present.isEmpty() ? Set.of() : round.getElementsAnnotatedWithAny(present.toArray(TypeElement[]::new));
+    return present.isEmpty() ? Set.of() : round.getElementsAnnotatedWithAny(present.toArray(new TypeElement[0]));
   }
 
   /**
@@ -274,7 +335,7 @@ public final class IdemProcessor extends AbstractProcessor {
    */
   private void collectInheritingInterfaces(TypeElement type, Set<TypeElement> services) {
     if (type.getKind() == ElementKind.INTERFACE && !services.contains(type)
-        && type.getInterfaces().stream().anyMatch(this::declaresOrInheritsAnnotatedMethods)) {
+        && anyDeclaresOrInheritsAnnotatedMethods(type.getInterfaces())) {
       services.add(type);
     }
     for (TypeElement nested : ElementFilter.typesIn(type.getEnclosedElements())) {
@@ -294,6 +355,16 @@ public final class IdemProcessor extends AbstractProcessor {
         }
       }
     }
-    return type.getInterfaces().stream().anyMatch(this::declaresOrInheritsAnnotatedMethods);
+    return anyDeclaresOrInheritsAnnotatedMethods(type.getInterfaces());
+  }
+
+  /** A loop rather than a stream with a method reference, a lambda call site the cold processor would link. */
+  private boolean anyDeclaresOrInheritsAnnotatedMethods(List<? extends TypeMirror> interfaceTypes) {
+    for (TypeMirror interfaceType : interfaceTypes) {
+      if (declaresOrInheritsAnnotatedMethods(interfaceType)) {
+        return true;
+      }
+    }
+    return false;
   }
 }

@@ -47,7 +47,7 @@ record Manifest(String service, List<Command> commands) {
       }
       CodecTypeReader.Shape shape = method instanceof BatchMethod ? CodecTypeReader.VOID : command.resultShape();
       commands.add(new Command(command.scope(), command.method().getSimpleName().toString(),
-          command.keyParts().stream().map(CommandMethod.KeyPart::displayName).toList(), command.payloadParameters(),
+          CommandSpecWriter.displayNames(command.keyParts()), command.payloadParameters(),
           method instanceof BatchMethod ? "void" : command.returnType().toString(), shape.text(), shape.hash(),
           command.mode().name(), command.retention()));
     }
@@ -92,7 +92,10 @@ record Manifest(String service, List<Command> commands) {
   }
 
   private static String array(List<String> values) {
-    List<String> quoted = values.stream().map(Manifest::quote).toList();
+    List<String> quoted = new ArrayList<>(values.size()); // a loop: no lambda to link in each cold compile
+    for (String value : values) {
+      quoted.add(quote(value));
+    }
     return "[" + String.join(", ", quoted) + "]";
   }
 

@@ -41,12 +41,6 @@ final class OutboxValidator {
     this.codec = new CodecTypeReader(elements, types);
   }
 
-  /** Whether {@code type} declares an {@code @OutboxEvent} method, which makes it an outbox interface. */
-  static boolean declaresEvents(TypeElement type) {
-    return ElementFilter.methodsIn(type.getEnclosedElements()).stream()
-        .anyMatch(method -> Annotations.find(method, Annotations.OUTBOX_EVENT).isPresent());
-  }
-
   Optional<OutboxInterface> validate(TypeElement service, ValidationReport report) {
     ClassName generated = generatedName(service);
     if (!service.getTypeParameters().isEmpty()) {

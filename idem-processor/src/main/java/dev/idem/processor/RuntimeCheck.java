@@ -42,14 +42,16 @@ final class RuntimeCheck {
       problem = findProblem();
     }
     String processor = ProcessorVersion.VERSION;
-    problem.ifPresent(found -> {
+    // An if rather than ifPresent with a lambda: a call site the cold processor would link in every compilation.
+    if (problem.isPresent()) {
+      Problem found = problem.get();
       if (found.message() == Message.RUNTIME_MISSING) {
         report.report(found.message(), service, service.getQualifiedName(), RuntimeNames.IDEM_ENGINE, processor);
       } else {
         report.report(found.message(), service, found.runtimeVersion(), processor, processor,
             found.runtimeVersion());
       }
-    });
+    }
     return problem.isEmpty();
   }
 
@@ -57,9 +59,9 @@ final class RuntimeCheck {
     if (env.getElementUtils().getTypeElement(RuntimeNames.IDEM_ENGINE.canonicalName()) == null) {
       return Optional.of(new Problem(Message.RUNTIME_MISSING, null));
     }
-    return runtimeVersion()
-        .filter(version -> !version.equals(ProcessorVersion.VERSION))
-        .map(version -> new Problem(Message.RUNTIME_VERSION_MISMATCH, version));
+    Optional<String> version = runtimeVersion();
+    return version.isEmpty() || version.get().equals(ProcessorVersion.VERSION) ? Optional.empty()
+        : Optional.of(new Problem(Message.RUNTIME_VERSION_MISMATCH, version.get()));
   }
 
   private Optional<String> runtimeVersion() {

@@ -19,9 +19,15 @@ record ServiceModel(TypeElement type, DeclaredType declaredType, ClassName gener
 
   /** Commands and plain forwarded methods call the user's implementation; generated transitions do not. */
   boolean needsDelegate() {
-    return methods.stream()
-        .anyMatch(method -> method instanceof CommandMethod || method instanceof BatchMethod
-            || method instanceof ForwardedMethod || method instanceof SingleFlightMethod);
+    // Loops, not streams with lambdas: the processor is loaded cold by every compilation, which links each lambda
+    // call site anew.
+    for (MethodModel method : methods) {
+      if (method instanceof CommandMethod || method instanceof BatchMethod || method instanceof ForwardedMethod
+          || method instanceof SingleFlightMethod) {
+        return true;
+      }
+    }
+    return false;
   }
 
   /**
@@ -30,7 +36,15 @@ record ServiceModel(TypeElement type, DeclaredType declaredType, ClassName gener
    * be called for.
    */
   boolean splitsDelegate() {
-    return needsDelegate() && methods.stream().anyMatch(method -> method instanceof TransitionMethod);
+    if (!needsDelegate()) {
+      return false;
+    }
+    for (MethodModel method : methods) {
+      if (method instanceof TransitionMethod) {
+        return true;
+      }
+    }
+    return false;
   }
 
   /** {@code Checkout_Commands} for {@code Checkout}, beside {@code Checkout_Idempotent}. */

@@ -26,18 +26,38 @@ final class ServiceValidator {
 
   private final Elements elements;
   private final Types types;
+  private final ProcessingEnvironment env;
   private final CommandValidator commands;
-  private final TransitionValidator transitions;
-  private final SingleFlightValidator singleFlights;
+  /** Created at the first transition or single-flight method: see {@link #transitions()}. */
+  private TransitionValidator transitions;
+  private SingleFlightValidator singleFlights;
   /** Object's overridable methods, read once: a class-file type whose symbols javac keeps across rounds. */
   private List<ExecutableElement> objectMethods;
 
   ServiceValidator(ProcessingEnvironment env, ScopeRegistry scopes) {
     this.elements = env.getElementUtils();
     this.types = env.getTypeUtils();
+    this.env = env;
     this.commands = new CommandValidator(env, scopes);
-    this.transitions = new TransitionValidator(env);
-    this.singleFlights = new SingleFlightValidator();
+  }
+
+  /**
+   * The transition validator (and its entity reader), created when first needed: the processor is loaded cold, in
+   * a new class loader per compilation, and a build whose services have no transitions need not read, verify and
+   * initialise those classes in every compile.
+   */
+  private TransitionValidator transitions() {
+    if (transitions == null) {
+      transitions = new TransitionValidator(env);
+    }
+    return transitions;
+  }
+
+  private SingleFlightValidator singleFlights() {
+    if (singleFlights == null) {
+      singleFlights = new SingleFlightValidator();
+    }
+    return singleFlights;
   }
 
   Optional<ServiceModel> validate(TypeElement service, ValidationReport report) {
@@ -93,7 +113,7 @@ final class ServiceValidator {
         }
         reportStrayKeys(method, report);
         reportStrayTransitionParameters(method, report);
-        singleFlights.validate(method, type, singleFlight.get(), report).ifPresent(methods::add);
+        addIfPresent(singleFlights().validate(method, type, singleFlight.get(), report), methods);
         continue;
       }
       if (transition.isPresent()) {
@@ -102,12 +122,12 @@ final class ServiceValidator {
           continue;
         }
         reportStrayKeys(method, report);
-        transitions.validate(service, method, type, transition.get(), report).ifPresent(methods::add);
+        addIfPresent(transitions().validate(service, method, type, transition.get(), report), methods);
         continue;
       }
       reportStrayTransitionParameters(method, report);
       if (command.isPresent()) {
-        commands.validate(method, type, command.get(), report).ifPresent(methods::add);
+        addIfPresent(commands.validate(method, type, command.get(), report), methods);
       } else {
         reportStrayKeys(method, report);
         methods.add(new ForwardedMethod(method, type));
@@ -124,6 +144,17 @@ final class ServiceValidator {
     return Optional.of(model);
   }
 
+  /**
+   * {@code model.ifPresent(methods::add)} without the method reference: every lambda or method reference is a call
+   * site that the processor, loaded cold in a new class loader by each compilation, links anew (LambdaMetafactory
+   * spins a class for it) in every compile. On the common path plain code is cheaper.
+   */
+  private static void addIfPresent(Optional<? extends MethodModel> model, List<MethodModel> methods) {
+    if (model.isPresent()) {
+      methods.add(model.get());
+    }
+  }
+
   private static boolean declaresAnnotatedMethods(TypeElement service) {
     return ElementFilter.methodsIn(service.getEnclosedElements()).stream()
         .anyMatch(method -> Annotations.find(method, Annotations.IDEMPOTENT_COMMAND).isPresent()
@@ -137,7 +168,8 @@ final class ServiceValidator {
    * interface only (the processor is isolating), so the warning says so.
    */
   private static void reportUnreachedStates(ServiceModel model, ValidationReport report) {
-    model.transitionsByEntity().forEach((entity, group) -> {
+    // A loop, not forEach with a lambda: that call site would be linked in every cold compile, transitions or not.
+    for (List<TransitionMethod> group : model.transitionsByEntity().values()) {
       Set<String> used = new HashSet<>();
       for (TransitionMethod transition : group) {
         used.addAll(transition.from());
@@ -151,17 +183,18 @@ final class ServiceValidator {
               first.entity().getSimpleName());
         }
       }
-    });
+    }
   }
 
   private void reportStrayTransitionParameters(ExecutableElement method, ValidationReport report) {
     for (VariableElement parameter : method.getParameters()) {
       for (String annotation : List.of(Annotations.ENTITY_ID, Annotations.EXPECTED_VERSION)) {
-        Annotations.find(parameter, annotation).ifPresent(mirror -> {
+        Optional<AnnotationMirror> mirror = Annotations.find(parameter, annotation);
+        if (mirror.isPresent()) {
           String simpleName = annotation.substring(annotation.lastIndexOf('.') + 1);
-          report.report(Message.TRANSITION_PARAMETER_WITHOUT_TRANSITION, parameter, mirror, simpleName,
+          report.report(Message.TRANSITION_PARAMETER_WITHOUT_TRANSITION, parameter, mirror.get(), simpleName,
               parameter.getSimpleName(), method.getSimpleName(), simpleName);
-        });
+        }
       }
     }
   }
@@ -242,9 +275,11 @@ final class ServiceValidator {
 
   private void reportStrayKeys(ExecutableElement method, ValidationReport report) {
     for (VariableElement parameter : method.getParameters()) {
-      Annotations.find(parameter, Annotations.IDEMPOTENCY_KEY).ifPresent(key ->
-          report.report(Message.KEY_WITHOUT_COMMAND, parameter, key, parameter.getSimpleName(),
-              method.getSimpleName()));
+      Optional<AnnotationMirror> key = Annotations.find(parameter, Annotations.IDEMPOTENCY_KEY);
+      if (key.isPresent()) {
+        report.report(Message.KEY_WITHOUT_COMMAND, parameter, key.get(), parameter.getSimpleName(),
+            method.getSimpleName());
+      }
     }
   }
 
@@ -264,9 +299,13 @@ final class ServiceValidator {
       if (method.getModifiers().contains(Modifier.STATIC) || method.getModifiers().contains(Modifier.PRIVATE)) {
         continue;
       }
-      boolean hidden = result.stream()
-          .anyMatch(existing -> existing.getSimpleName().equals(method.getSimpleName())
-              && elements.overrides(existing, method, service));
+      boolean hidden = false;
+      for (ExecutableElement existing : result) {
+        if (existing.getSimpleName().equals(method.getSimpleName()) && elements.overrides(existing, method, service)) {
+          hidden = true;
+          break;
+        }
+      }
       if (!hidden && !isObjectMethod(method)) {
         result.add(method);
       }
@@ -279,11 +318,21 @@ final class ServiceValidator {
   /** An interface may redeclare equals, hashCode or toString; the generated class inherits them from Object. */
   private boolean isObjectMethod(ExecutableElement method) {
     if (objectMethods == null) {
-      objectMethods = ElementFilter.methodsIn(elements.getTypeElement("java.lang.Object").getEnclosedElements())
-          .stream().filter(objectMethod -> !objectMethod.getModifiers().contains(Modifier.FINAL)).toList();
+      List<ExecutableElement> overridable = new ArrayList<>();
+      for (ExecutableElement objectMethod
+          : ElementFilter.methodsIn(elements.getTypeElement("java.lang.Object").getEnclosedElements())) {
+        if (!objectMethod.getModifiers().contains(Modifier.FINAL)) {
+          overridable.add(objectMethod);
+        }
+      }
+      objectMethods = List.copyOf(overridable);
     }
-    return objectMethods.stream()
-        .anyMatch(objectMethod -> objectMethod.getSimpleName().equals(method.getSimpleName())
-            && elements.overrides(method, objectMethod, (TypeElement) method.getEnclosingElement()));
+    for (ExecutableElement objectMethod : objectMethods) {
+      if (objectMethod.getSimpleName().equals(method.getSimpleName())
+          && elements.overrides(method, objectMethod, (TypeElement) method.getEnclosingElement())) {
+        return true;
+      }
+    }
+    return false;
   }
 }

@@ -31,7 +31,6 @@ import java.util.Objects;
 import java.util.Optional;
 import java.util.Set;
 import java.util.regex.Pattern;
-import java.util.stream.Collectors;
 import javax.annotation.processing.Filer;
 import javax.annotation.processing.Messager;
 import javax.lang.model.element.Element;
@@ -63,7 +62,8 @@ final class ServiceWriter extends SourceFileGenerator<ServiceModel> {
   private final Types types;
   private final DependencyInjection injection;
   private final CommandSpecWriter specs;
-  private final BatchMethodWriter batches;
+  /** Created at the first batch method: a cold processor loads no class that the build's services do not need. */
+  private BatchMethodWriter batches;
   private final Deprecations deprecations;
 
   ServiceWriter(Filer filer, Messager messager, Types types, Elements elements, DependencyInjection injection) {
@@ -71,7 +71,6 @@ final class ServiceWriter extends SourceFileGenerator<ServiceModel> {
     this.types = types;
     this.injection = injection;
     this.specs = new CommandSpecWriter(types);
-    this.batches = new BatchMethodWriter(types);
     this.deprecations = new Deprecations(elements);
   }
 
@@ -96,7 +95,7 @@ final class ServiceWriter extends SourceFileGenerator<ServiceModel> {
     if (!suppressed.isEmpty()) {
       type.addAnnotation(AnnotationSpec.builder(SuppressWarnings.class)
           .addMember("value", suppressed.size() == 1 ? "$S" : "{$L}", suppressed.size() == 1 ? suppressed.get(0)
-              : suppressed.stream().map(name -> CodeBlock.of("$S", name)).collect(CodeBlock.joining(", ")))
+              : stringLiterals(suppressed))
           .build());
     }
     if (model.needsDelegate()) {
@@ -104,7 +103,11 @@ final class ServiceWriter extends SourceFileGenerator<ServiceModel> {
           + " every retry;\nthe other methods are forwarded to the delegate unchanged. Do not edit: changes are"
           + " lost on the next build.\n");
     }
-    if (model.methods().stream().anyMatch(method -> method instanceof SingleFlightMethod)) {
+    boolean singleFlights = false;
+    for (MethodModel method : model.methods()) {
+      singleFlights |= method instanceof SingleFlightMethod;
+    }
+    if (singleFlights) {
       type.addJavadoc("\n<p>Each {@code @SingleFlight} method runs the delegate's method on one instance at a time,"
           + " under its lock;\na call that does not get the lock returns without running it.\n");
     }
@@ -119,7 +122,9 @@ final class ServiceWriter extends SourceFileGenerator<ServiceModel> {
     // of any method (a parameter NO_PAYLOAD or PLACE_ORDER would shadow it): those names are taken up front.
     Set<String> constantNames = new HashSet<>();
     for (MethodModel method : model.methods()) {
-      method.method().getParameters().forEach(parameter -> constantNames.add(parameter.getSimpleName().toString()));
+      for (VariableElement parameter : method.method().getParameters()) {
+        constantNames.add(parameter.getSimpleName().toString());
+      }
     }
     String noPayload = uniqueName(NO_PAYLOAD, constantNames);
     // One constant per replayed exception type, declared before the specs that share it (static initialization
@@ -149,6 +154,9 @@ final class ServiceWriter extends SourceFileGenerator<ServiceModel> {
       } else if (method instanceof BatchMethod batch) {
         String specName = uniqueName(constantName(batch.method()), constantNames);
         type.addField(specs.batchSpec(batch, specName));
+        if (batches == null) {
+          batches = new BatchMethodWriter(types);
+        }
         methods.add(batches.batchMethod(model, batch, specName));
       } else if (method instanceof TransitionMethod transition) {
         String specName = uniqueName(constantName(transition.method()), constantNames);
@@ -235,9 +243,7 @@ final class ServiceWriter extends SourceFileGenerator<ServiceModel> {
 
     // Locals must not collide with the parameters (a parameter may well be called messageHeader), nor with the
     // constants they would shadow in the statement that follows.
-    Set<String> names = command.method().getParameters().stream()
-        .map(parameter -> parameter.getSimpleName().toString())
-        .collect(Collectors.toCollection(HashSet::new));
+    Set<String> names = parameterNames(command.method());
     names.add(specName);
     names.add(noPayload);
     List<CodeBlock> keyValues = new ArrayList<>();
@@ -271,7 +277,7 @@ final class ServiceWriter extends SourceFileGenerator<ServiceModel> {
       bodyName = reconciledName;
     }
     CodeBlock execute = CodeBlock.of("$N.<$T>$N($N,\nnew Object[] {$L},\n$L,\n$N)", runtime, stored, executeMethod,
-        specName, CodeBlock.join(keyValues, ", "), payload, bodyName);
+        specName, join(keyValues, ", "), payload, bodyName);
     if (isVoid) {
       method.addStatement("$L", execute);
     } else {
@@ -295,9 +301,7 @@ final class ServiceWriter extends SourceFileGenerator<ServiceModel> {
    */
   private MethodSpec singleFlightMethod(ServiceModel model, SingleFlightMethod singleFlight, String specName) {
     MethodSpec.Builder method = MethodSpec.overriding(singleFlight.method(), model.declaredType(), types);
-    Set<String> names = singleFlight.method().getParameters().stream()
-        .map(parameter -> parameter.getSimpleName().toString())
-        .collect(Collectors.toCollection(HashSet::new));
+    Set<String> names = parameterNames(singleFlight.method());
     names.add(specName);
     CodeBlock call = CodeBlock.of("$N.$N($L)", field(singleFlight, DELEGATE), singleFlight.method().getSimpleName(),
         arguments(singleFlight));
@@ -328,18 +332,37 @@ final class ServiceWriter extends SourceFileGenerator<ServiceModel> {
     return method.build();
   }
 
+  // Loops rather than streams with lambdas here and below: the processor is loaded cold by every compilation, which
+  // links each lambda call site anew (LambdaMetafactory spins a class for it).
+
+  /** The method's parameter names, in a set that takes more. */
+  private static Set<String> parameterNames(ExecutableElement method) {
+    Set<String> names = new HashSet<>();
+    for (VariableElement parameter : method.getParameters()) {
+      names.add(parameter.getSimpleName().toString());
+    }
+    return names;
+  }
+
   static String arguments(MethodModel method) {
-    return method.method().getParameters().stream()
-        .map(VariableElement::getSimpleName)
-        .map(Object::toString)
-        .collect(Collectors.joining(", "));
+    StringBuilder arguments = new StringBuilder();
+    for (VariableElement parameter : method.method().getParameters()) {
+      if (arguments.length() > 0) {
+        arguments.append(", ");
+      }
+      arguments.append(parameter.getSimpleName());
+    }
+    return arguments.toString();
   }
 
   /** {@code this.runtime} only where a parameter of the same name would otherwise shadow the field. */
   static String field(MethodModel method, String field) {
-    boolean shadowed = method.method().getParameters().stream()
-        .anyMatch(parameter -> parameter.getSimpleName().contentEquals(field));
-    return shadowed ? "this." + field : field;
+    for (VariableElement parameter : method.method().getParameters()) {
+      if (parameter.getSimpleName().contentEquals(field)) {
+        return "this." + field;
+      }
+    }
+    return field;
   }
 
   /** {@code createOrder} → {@code CREATE_ORDER}. */

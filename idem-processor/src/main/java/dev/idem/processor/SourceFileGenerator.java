@@ -2,10 +2,13 @@ package dev.idem.processor;
 
 import com.palantir.javapoet.AnnotationSpec;
 import com.palantir.javapoet.ClassName;
+import com.palantir.javapoet.CodeBlock;
 import com.palantir.javapoet.JavaFile;
 import com.palantir.javapoet.TypeSpec;
 import java.io.IOException;
 import java.io.Writer;
+import java.util.ArrayList;
+import java.util.List;
 import java.util.regex.Pattern;
 import javax.annotation.processing.Filer;
 import javax.annotation.processing.Generated;
@@ -67,6 +70,32 @@ abstract class SourceFileGenerator<M> {
       messager.printMessage(Diagnostic.Kind.ERROR,
           "Could not write " + className + ": " + e.getMessage(), originatingElement(model));
     }
+  }
+
+  /**
+   * The blocks joined by {@code separator}: what {@code CodeBlock.join} and {@code CodeBlock.joining} build (the
+   * separator added as a format without arguments before every block but the first), without their stream and
+   * collector lambdas. The processor is loaded cold by every compilation, in a new class loader, and each lambda
+   * call site is linked anew (a class spun by LambdaMetafactory) in every compile.
+   */
+  static CodeBlock join(List<CodeBlock> blocks, String separator) {
+    CodeBlock.Builder joined = CodeBlock.builder();
+    for (int i = 0; i < blocks.size(); i++) {
+      if (i > 0) {
+        joined.add(separator);
+      }
+      joined.add(blocks.get(i));
+    }
+    return joined.build();
+  }
+
+  /** Each name as a string literal ({@code $S}), joined by {@code ", "}. */
+  static CodeBlock stringLiterals(List<String> names) {
+    List<CodeBlock> literals = new ArrayList<>(names.size());
+    for (String name : names) {
+      literals.add(CodeBlock.of("$S", name));
+    }
+    return join(literals, ", ");
   }
 
   /**

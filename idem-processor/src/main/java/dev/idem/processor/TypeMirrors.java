@@ -30,7 +30,9 @@ final class TypeMirrors {
       case DECLARED -> {
         DeclaredType declared = (DeclaredType) type;
         if (result.add((TypeElement) declared.asElement())) {
-          declared.getTypeArguments().forEach(argument -> collect(argument, result));
+          for (TypeMirror argument : declared.getTypeArguments()) { // no lambda to link in each cold compile
+            collect(argument, result);
+          }
         }
       }
       case ARRAY -> collect(((ArrayType) type).getComponentType(), result);

@@ -46,7 +46,12 @@ final class ValidationReport {
   }
 
   boolean isClean() {
-    return items.stream().noneMatch(item -> item.kind() == Diagnostic.Kind.ERROR);
+    for (Item item : items) { // a loop: a lambda here is linked anew by the cold processor in every compile
+      if (item.kind() == Diagnostic.Kind.ERROR) {
+        return false;
+      }
+    }
+    return true;
   }
 
   void printTo(Messager messager) {

@@ -19,8 +19,11 @@ import javax.tools.ToolProvider;
  * garbage collector's threads) per command of each, medians over the rounds.
  *
  * <p>{@code java -cp <benchmark class path> dev.idem.benchmarks.compile.CompileComparison <baseline
- * idem-processor jar> [warm-ups] [rounds] [record|generic|both]}. The generated code of both runs against the
- * runtime on the class path, so a baseline works only with a runtime that still has what it calls.
+ * idem-processor jar> [warm-ups] [rounds] [record|generic|both|real|all]}: {@code both} is the two 1,000-command
+ * trees, {@code real} the module with real code ({@link CompileBenchmark#REAL_CODE_INTERFACES} interfaces with the
+ * commands' implementations, the +35% target), for which each processor's ratio to {@code -proc:none} is printed
+ * too, {@code all} the three. The generated code of both runs against the runtime on the class path, so a baseline
+ * works only with a runtime that still has what it calls.
  */
 public final class CompileComparison {
 
@@ -31,22 +34,27 @@ public final class CompileComparison {
     int warmUps = args.length > 1 ? Integer.parseInt(args[1]) : 3;
     int rounds = args.length > 2 ? Integer.parseInt(args[2]) : 10;
     String trees = args.length > 3 ? args[3] : "both";
-    for (boolean generic : new boolean[] {false, true}) {
-      if (trees.equals(generic ? "record" : "generic")) {
-        continue;
+    if (!trees.equals("real")) {
+      for (boolean generic : new boolean[] {false, true}) {
+        if (trees.equals(generic ? "record" : "generic")) {
+          continue;
+        }
+        compare(baselineJar, generic, false, warmUps, rounds);
       }
-      compare(baselineJar, generic, warmUps, rounds);
+    }
+    if (trees.equals("real") || trees.equals("all")) {
+      compare(baselineJar, false, true, warmUps, rounds);
     }
   }
 
-  private static void compare(Path baselineJar, boolean genericResults, int warmUps, int rounds)
+  private static void compare(Path baselineJar, boolean genericResults, boolean withBodies, int warmUps, int rounds)
       throws IOException {
     JavaCompiler javac = ToolProvider.getSystemJavaCompiler();
     Path root = Files.createTempDirectory(CompileBenchmark.Output.memory().parent(), "idem-compile-compare");
     try {
-      int interfaces = 200;
+      int interfaces = withBodies ? CompileBenchmark.REAL_CODE_INTERFACES : 200;
       int methods = 5;
-      List<Path> sources = SourceTree.write(root.resolve("src"), interfaces, methods, genericResults, false);
+      List<Path> sources = SourceTree.write(root.resolve("src"), interfaces, methods, genericResults, withBodies);
       List<Path> available = Stream.of(System.getProperty("java.class.path").split(File.pathSeparator))
           .map(Path::of).toList();
       String classPath = String.join(File.pathSeparator,
@@ -81,8 +89,9 @@ public final class CompileComparison {
         }
       }
       int commands = interfaces * methods;
-      System.out.printf("%s results, %d rounds after %d warm-ups, processors loaded cold:%n",
-          genericResults ? "generic" : "record", rounds, warmUps);
+      System.out.printf("%s results%s, %d rounds after %d warm-ups, processors loaded cold:%n",
+          genericResults ? "generic" : "record", withBodies ? ", module with real code (" + SourceTree.lines(sources)
+              + " lines)" : "", rounds, warmUps);
       for (int v = 0; v < 3; v++) {
         double w = CompileBenchmark.Result.median(wall.get(v));
         double c = CompileBenchmark.Result.median(cpu.get(v));
@@ -94,12 +103,25 @@ public final class CompileComparison {
               (c - CompileBenchmark.Result.median(cpu.get(0))) / commands,
               (p - CompileBenchmark.Result.median(processCpu.get(0))) / commands,
               perRound(cpu.get(v), cpu.get(0), commands));
+          if (withBodies) {
+            System.out.printf("%n             CPU ratio to -proc:none: medians %.3f, per round %s; wall medians %.3f",
+                c / CompileBenchmark.Result.median(cpu.get(0)), ratios(cpu.get(v), cpu.get(0)),
+                w / CompileBenchmark.Result.median(wall.get(0)));
+          }
         }
         System.out.println();
       }
     } finally {
       CompileBenchmark.delete(root);
     }
+  }
+
+  private static List<String> ratios(List<Double> with, List<Double> without) {
+    List<String> ratios = new ArrayList<>();
+    for (int i = 0; i < with.size(); i++) {
+      ratios.add(String.format("%.2f", with.get(i) / without.get(i)));
+    }
+    return ratios;
   }
 
   private static List<String> perRound(List<Double> with, List<Double> without, int commands) {
