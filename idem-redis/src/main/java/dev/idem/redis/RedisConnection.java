@@ -80,9 +80,10 @@ final class RedisConnection implements AutoCloseable {
    *
    * @param seeds some of the cluster's nodes
    * @param commandTimeout how long one command may take before it fails
-   * @param whileDisconnected as for {@link #standalone}; note that a Cluster connection opens its connection to each
-   *     node at the first command for that node, which {@code REJECT_COMMANDS} refuses (a component that must not
-   *     fail then takes {@code ACCEPT_COMMANDS}; one with a database behind it may take the refusal)
+   * @param whileDisconnected as for {@link #standalone}; the connection to each master is opened here, before the
+   *     first command (see {@link #connectToEveryMaster}); a node connection that drops later and any replica's
+   *     open at their next command, which {@code REJECT_COMMANDS} refuses (a component that must not fail then takes
+   *     {@code ACCEPT_COMMANDS}; one with a database behind it may take the refusal)
    * @return the open connection, owned by the caller
    */
   static RedisConnection cluster(List<RedisURI> seeds, Duration commandTimeout,
@@ -102,11 +103,33 @@ final class RedisConnection implements AutoCloseable {
     try {
       StatefulRedisClusterConnection<String, String> connection = client.connect();
       connection.setTimeout(commandTimeout);
+      connectToEveryMaster(connection);
       return new RedisConnection(client, connection, connection.sync(), connection.async(),
           "cluster of " + seeds.size() + " seeds");
     } catch (RuntimeException e) {
       client.shutdown();
       throw e;
+    }
+  }
+
+  /**
+   * Opens the connection to each master now rather than at its first command: with {@code REJECT_COMMANDS} that
+   * first command would be refused while the connection opens, so the first calls for each master's slots would
+   * fall back to the database, and a few of them in a row open a front tier's circuit breaker, turning every call
+   * away from Redis for a while just after start. A master that cannot be reached now is left to the first command
+   * for its slots, as before (the connection retries it; the database answers meanwhile).
+   */
+  private static void connectToEveryMaster(StatefulRedisClusterConnection<String, String> connection) {
+    for (io.lettuce.core.cluster.models.partitions.RedisClusterNode node : connection.getPartitions()) {
+      if (!node.is(io.lettuce.core.cluster.models.partitions.RedisClusterNode.NodeFlag.UPSTREAM)) {
+        continue;
+      }
+      try {
+        connection.getConnection(node.getNodeId());
+        connection.getConnection(node.getUri().getHost(), node.getUri().getPort());
+      } catch (RuntimeException unreachable) {
+        // As documented above: its slots connect at their first command.
+      }
     }
   }
 
