@@ -79,10 +79,10 @@ class PrivatePostgresCrashTest {
     }
   }
 
-  /** Kills the server once a third of the sends were attempted, and restarts it. */
+  /** Kills the server once a tenth of the sends were attempted (the rest still running), and restarts it. */
   private Runnable killMinusNineAndRestart(Storm storm, AtomicLong downMillis) {
     return () -> {
-      while (storm.attempts.get() < storm.calls() / 3) {
+      while (storm.attempts.get() < storm.calls() / 10) {
         Storm.pause(5);
       }
       long killed = System.nanoTime();
