@@ -34,8 +34,9 @@ import org.openjdk.jmh.runner.options.OptionsBuilder;
 import org.openjdk.jmh.runner.options.TimeValue;
 
 /**
- * The whole suite in one JVM: statement counts, the compile-time benchmark, then JMH over every operation,
- * database and thread count, and finally the Markdown report. System properties:
+ * The whole suite in one JVM: statement counts, the compile-time benchmark, the interleaved ratios (the targets'
+ * verdicts), then JMH over every operation, database and thread count, the HTTP benchmark, and finally the Markdown
+ * report. System properties:
  * <ul>
  *   <li>{@code bench.quick=true}: a smoke run of a few minutes (short iterations, fewer compile rounds);
  *   <li>{@code bench.databases}: which of H2, PostgreSQL, MariaDB (unreachable servers are left out, noted);
@@ -104,6 +105,15 @@ public final class BenchmarkMain {
         CompileBenchmark.Output.memory(), true));
     load.add("after compiling " + MachineInfo.loadAverage());
 
+    // The operations interleaved in one JVM: the ratios the targets are judged by (see PairedBenchmark). First, on the
+    // machine as quiet as the run finds it: the JMH forks after it leave the load of their 8 threads behind them.
+    PairedBenchmark.Result paired = null;
+    if (!databases.isEmpty() && !"false".equals(System.getProperty("bench.paired"))) {
+      progress("Interleaved ratios");
+      paired = PairedBenchmark.run(databases, PairedBenchmark.Settings.fromSystemProperties(quick));
+      load.add("after the interleaved runs " + MachineInfo.loadAverage());
+    }
+
     JmhSettings settings = quick
         // Smoke test only: in-process (no fork per benchmark, so no JVM start-up each time), a few short iterations.
         ? new JmhSettings(0, 1, "200 ms", 2, "200 ms", THREADS, FORK_JVM_ARGS, BenchDatabase.POOL_SIZE)
@@ -116,15 +126,6 @@ public final class BenchmarkMain {
         figures.addAll(runJmh(settings, databases, threads, quick));
         load.add("after " + threads + "-thread runs " + MachineInfo.loadAverage());
       }
-    }
-
-    // The same operations once more, interleaved in one JVM: the ratios the targets are judged by
-    // (see PairedBenchmark).
-    PairedBenchmark.Result paired = null;
-    if (!databases.isEmpty() && !"false".equals(System.getProperty("bench.paired"))) {
-      progress("Interleaved ratios");
-      paired = PairedBenchmark.run(databases, PairedBenchmark.Settings.fromSystemProperties(quick));
-      load.add("after the interleaved runs " + MachineInfo.loadAverage());
     }
 
     // The example payments API under keep-alive load on both servers (PostgreSQL), last: its own JVM threads and

@@ -299,7 +299,8 @@ public final class MarkdownReport {
     PairedBenchmark.Settings settings = paired.settings();
     line("## Interleaved ratios");
     line("");
-    line("The same operations once more, after JMH, in the report's JVM (" + settings.rounds() + " rounds of "
+    line("The same operations, before JMH (on the machine as quiet as the run found it), in the report's JVM ("
+        + settings.rounds() + " rounds of "
         + settings.blockMillis() + " ms blocks after " + settings.warmUpRounds() + " warm-up rounds; the "
         + "variants in a rotating order, reversed every other round; one database per server, every thread count "
         + "on it, the tables growing for every variant alike). Each round's ratio is a variant's rate over the "

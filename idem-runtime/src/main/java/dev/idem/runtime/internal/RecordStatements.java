@@ -30,6 +30,21 @@ final class RecordStatements {
   private final SqlDialect dialect;
   private final String table;
   private final String claimSql;
+  /**
+   * The dialect's claim without a probe that fails on a recorded key, where its {@link #claimSql} probes to skip one
+   * (H2: see {@link SqlDialect#unguardedClaimSql}); null elsewhere.
+   */
+  private final String unguardedClaimSql;
+  /**
+   * How many more claims use the guarded {@link #claimSql} although {@link #unguardedClaimSql} exists: re-armed
+   * whenever a claim meets a recorded key, so that a run of claims of recorded keys (uncached replays of a command
+   * that claims first, keys completed by another runtime) pays the duplicate-key exception once rather than per call
+   * (on H2 its statement rollback also empties the session's query cache), while new keys otherwise pay no probe.
+   * Racy on purpose: both statements are correct, this only picks the cheaper one.
+   */
+  private int guardedClaims;
+  /** {@link #guardedClaims} after a claim met a recorded key. */
+  static final int GUARDED_CLAIMS = 16;
   /** The claim of a key filed under the day its id carries; null where the layout does not file by key time. */
   private final String keyTimeClaimSql;
   private final String selectSql;
@@ -48,6 +63,7 @@ final class RecordStatements {
     this.dialect = dialect;
     this.table = table;
     this.claimSql = dialect.claimSql(table);
+    this.unguardedClaimSql = dialect.unguardedClaimSql(table);
     this.keyTimeClaimSql = dialect.keyTimeClaimSql(table);
     this.selectSql = dialect.selectSql(table);
     this.lookupSql = dialect.lookupSql(table);
@@ -72,11 +88,25 @@ final class RecordStatements {
         return dialect.claim(claim);
       }
     }
-    try (PreparedStatement claim = connection.prepareStatement(claimSql)) {
+    String sql = claimSql;
+    if (unguardedClaimSql != null) {
+      if (guardedClaims > 0) {
+        guardedClaims--;
+      } else {
+        sql = unguardedClaimSql;
+      }
+    }
+    try (PreparedStatement claim = connection.prepareStatement(sql)) {
       // A transactional record's dedup window is its retention: it expires that long after its claim.
       dialect.bindClaim(claim, table, scope, key, state, fingerprint, now, expiresAt, expiresAt - now);
-      return dialect.claimKey(connection, claim, table, scope, key, now,
-          SqlDialect.dayBucket(now - (expiresAt - now)));
+      if (dialect.claimKey(connection, claim, table, scope, key, now,
+          SqlDialect.dayBucket(now - (expiresAt - now)))) {
+        return true;
+      }
+      if (unguardedClaimSql != null) {
+        guardedClaims = GUARDED_CLAIMS;
+      }
+      return false;
     }
   }
 
