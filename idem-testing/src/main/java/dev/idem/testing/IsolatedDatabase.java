@@ -185,6 +185,23 @@ public final class IsolatedDatabase implements AutoCloseable {
     }
   }
 
+  /**
+   * Runs a query in auto-commit mode and returns the first column of its first row, e.g. a {@code COUNT(*)}.
+   *
+   * @param sql a query returning at least one row whose first column is a number
+   */
+  public long queryLong(String sql) {
+    try (Connection connection = dataSource.getConnection(); Statement statement = connection.createStatement();
+        java.sql.ResultSet rs = statement.executeQuery(sql)) {
+      if (!rs.next()) {
+        throw new IllegalStateException("No row: " + sql);
+      }
+      return rs.getLong(1);
+    } catch (SQLException e) {
+      throw new IllegalStateException("Failed: " + sql, e);
+    }
+  }
+
   /** Drops the database and closes the pool. */
   @Override
   public void close() {

@@ -182,14 +182,7 @@ class MariaDbDayPartitionsFlywayTest extends DatabaseContract {
   }
 
   private static long count(IsolatedDatabase on, String sql) {
-    try (java.sql.Connection connection = on.dataSource().getConnection();
-        java.sql.Statement statement = connection.createStatement();
-        java.sql.ResultSet rs = statement.executeQuery(sql)) {
-      rs.next();
-      return rs.getLong(1);
-    } catch (java.sql.SQLException e) {
-      throw new IllegalStateException(e);
-    }
+    return on.queryLong(sql);
   }
 
   private static boolean partitionExists(IsolatedDatabase on, String partition) {
@@ -198,13 +191,6 @@ class MariaDbDayPartitionsFlywayTest extends DatabaseContract {
   }
 
   private long count(String sql) {
-    try (java.sql.Connection connection = database.dataSource().getConnection();
-        java.sql.Statement statement = connection.createStatement();
-        java.sql.ResultSet rs = statement.executeQuery(sql)) {
-      rs.next();
-      return rs.getLong(1);
-    } catch (java.sql.SQLException e) {
-      throw new IllegalStateException(e);
-    }
+    return database.queryLong(sql);
   }
 }

@@ -80,14 +80,7 @@ class H2TransactionalClaimTest extends DatabaseContract {
   }
 
   private long count(String sql) {
-    try (java.sql.Connection connection = database.dataSource().getConnection();
-        java.sql.Statement statement = connection.createStatement();
-        java.sql.ResultSet rs = statement.executeQuery(sql)) {
-      rs.next();
-      return rs.getLong(1);
-    } catch (SQLException e) {
-      throw new AssertionError(sql, e);
-    }
+    return database.queryLong(sql);
   }
 
   /** The claims this call sent, in order: true for the probing (NOT EXISTS) form. */
