@@ -40,7 +40,7 @@ public final class PaymentsServer implements AutoCloseable {
     JETTY
   }
 
-  /** The largest request body the JDK server's handler reads; a larger one closes the connection. */
+  /** The largest request body the JDK server's handler reads; a larger one is refused with 413. */
   private static final int MAX_BODY_BYTES = 1 << 20;
 
   private final AutoCloseable server;
@@ -72,7 +72,13 @@ public final class PaymentsServer implements AutoCloseable {
     server.setExecutor(workers);
     server.createContext("/", exchange -> {
       // Not getRequestBody().readAllBytes(): that allocates an 8 KiB buffer per request, bodiless ones included.
-      byte[] body = JdkHttpServer.readBody(exchange, MAX_BODY_BYTES);
+      byte[] body;
+      try {
+        body = JdkHttpServer.readBody(exchange, MAX_BODY_BYTES);
+      } catch (JdkHttpServer.BodyTooLargeException e) {
+        JdkHttpServer.send(exchange, api.bodyTooLarge(e.maxBytes()));
+        return;
+      }
       HttpReply reply = api.route(exchange.getRequestMethod(), exchange.getRequestURI().getPath(),
           JdkHttpServer.request(exchange), body);
       JdkHttpServer.send(exchange, reply);

@@ -81,6 +81,25 @@ public final class JdkHttpServer {
   private static final byte[] NO_BODY = {};
 
   /**
+   * A request body longer than {@link #readBody}'s bound: answer it with {@code 413 Content Too Large} (the server
+   * then drains or drops the rest of the body), or let it propagate and the server closes the connection.
+   */
+  public static final class BodyTooLargeException extends IOException {
+    private static final long serialVersionUID = 1L;
+    private final int maxBytes;
+
+    BodyTooLargeException(String message, int maxBytes) {
+      super(message);
+      this.maxBytes = maxBytes;
+    }
+
+    /** @return the bound the body exceeded, in bytes */
+    public int maxBytes() {
+      return maxBytes;
+    }
+  }
+
+  /**
    * Reads the request body whole: with a {@code Content-Length}, into an array of exactly that length; without one
    * (no body, as on a GET) an empty array, without reading; chunked, to its end. Closes the body stream.
    *
@@ -91,8 +110,9 @@ public final class JdkHttpServer {
    * @param exchange the exchange
    * @param maxBytes the largest body accepted, by its {@code Content-Length} or as read
    * @return the body; an empty array for none
-   * @throws IOException if the client went away or sent less than its {@code Content-Length}, or the body is longer
-   *     than {@code maxBytes} (thrown from a handler, the server then closes the connection without a response)
+   * @throws BodyTooLargeException if the body is longer than {@code maxBytes} (by its {@code Content-Length}, or as
+   *     read when chunked): answer it with 413
+   * @throws IOException if the client went away or sent less than its {@code Content-Length}, or an invalid one
    */
   public static byte[] readBody(HttpExchange exchange, int maxBytes) throws IOException {
     try (InputStream in = exchange.getRequestBody()) {
@@ -102,7 +122,7 @@ public final class JdkHttpServer {
         if (headers.containsKey("Transfer-Encoding")) {
           byte[] body = in.readNBytes(maxBytes);
           if (in.read() >= 0) {
-            throw new IOException("The request body is longer than " + maxBytes + " bytes");
+            throw new BodyTooLargeException("The request body is longer than " + maxBytes + " bytes", maxBytes);
           }
           return body;
         }
@@ -114,9 +134,12 @@ public final class JdkHttpServer {
       } catch (NumberFormatException e) {
         throw new IOException("Invalid Content-Length: " + length, e);
       }
-      if (declared < 0 || declared > maxBytes) {
-        throw new IOException("The request body's Content-Length " + declared + " is more than " + maxBytes
-            + " bytes");
+      if (declared < 0) {
+        throw new IOException("Invalid Content-Length: " + length);
+      }
+      if (declared > maxBytes) {
+        throw new BodyTooLargeException("The request body's Content-Length " + declared + " is more than "
+            + maxBytes + " bytes", maxBytes);
       }
       if (declared == 0) {
         return NO_BODY;

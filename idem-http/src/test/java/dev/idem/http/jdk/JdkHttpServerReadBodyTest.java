@@ -33,7 +33,14 @@ class JdkHttpServerReadBodyTest {
     server.setExecutor(workers);
     // Echoes the body it read, prefixed by its length, so that the test sees exactly what readBody returned.
     server.createContext("/", exchange -> {
-      byte[] body = JdkHttpServer.readBody(exchange, 16);
+      byte[] body;
+      try {
+        body = JdkHttpServer.readBody(exchange, 16);
+      } catch (JdkHttpServer.BodyTooLargeException e) {
+        JdkHttpServer.send(exchange, HttpReply.of(413, "text/plain",
+            ("too large: " + e.maxBytes()).getBytes(StandardCharsets.ISO_8859_1)));
+        return;
+      }
       byte[] echo = (body.length + ":" + new String(body, StandardCharsets.ISO_8859_1))
           .getBytes(StandardCharsets.ISO_8859_1);
       JdkHttpServer.send(exchange, HttpReply.of(200, "text/plain", echo));
@@ -66,14 +73,16 @@ class JdkHttpServerReadBodyTest {
   }
 
   @Test
-  void aBodyLongerThanTheBoundGetsNoResponse() throws IOException {
+  void aBodyLongerThanTheBoundIsRefusedAndTheConnectionKeepsGoing() throws IOException {
     try (Socket socket = connect()) {
-      assertEquals(null, exchange(socket, "POST / HTTP/1.1\r\nHost: x\r\nContent-Length: 17\r\n\r\n"
+      assertEquals("too large: 16", exchange(socket, "POST / HTTP/1.1\r\nHost: x\r\nContent-Length: 17\r\n\r\n"
           + "01234567890123456"));
+      assertEquals("2:ok", exchange(socket, "POST / HTTP/1.1\r\nHost: x\r\nContent-Length: 2\r\n\r\nok"));
     }
     try (Socket socket = connect()) {
-      assertEquals(null, exchange(socket, "POST / HTTP/1.1\r\nHost: x\r\nTransfer-Encoding: chunked\r\n\r\n"
-          + "11\r\n01234567890123456\r\n0\r\n\r\n"));
+      assertEquals("too large: 16", exchange(socket, "POST / HTTP/1.1\r\nHost: x\r\nTransfer-Encoding: chunked\r\n"
+          + "\r\n11\r\n01234567890123456\r\n0\r\n\r\n"));
+      assertEquals("2:ok", exchange(socket, "POST / HTTP/1.1\r\nHost: x\r\nContent-Length: 2\r\n\r\nok"));
     }
   }
 
