@@ -328,9 +328,10 @@ public final class IdempotentRequests {
 
     /**
      * Bounds the replay cache of {@link IdempotentRequests#handle(HttpRequestView, String, String, byte[],
-     * BodyCommand, Function)}: at most {@code maxEntries} replays (least recently used go first), each holding at
-     * most {@code maxEntryBytes} of request body, response body and header fields (a larger replay is answered by
-     * the runtime every time). Defaults {@value IdempotentRequests#DEFAULT_REPLAY_CACHE_ENTRIES} and {@value
+     * BodyCommand, Function)}: at most {@code maxEntries} replays (rounded down to a multiple of 8; a full set of 8
+     * evicts by second chance, replays not used lately first), each holding at most {@code maxEntryBytes} of request
+     * body, response body and header fields (a larger replay is answered by the runtime every time). Defaults
+     * {@value IdempotentRequests#DEFAULT_REPLAY_CACHE_ENTRIES} and {@value
      * IdempotentRequests#DEFAULT_REPLAY_CACHE_ENTRY_BYTES}. An entry is used only while the runtime's result cache
      * still holds its record, so a cache larger than the runtime's ({@code resultCacheSize}) gains nothing.
      *

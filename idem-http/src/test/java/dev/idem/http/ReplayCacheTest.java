@@ -160,6 +160,25 @@ class ReplayCacheTest {
   }
 
   @Test
+  void aFullCacheKeepsTheReplayThatIsUsedAndEvictsOneThatIsNot() {
+    IdempotentRequests eight = requests(8, 4096); // one set of 8 slots: every key shares it
+    for (int i = 0; i < 8; i++) {
+      post(eight, "POST /payments", "client-a", "k-" + i, BODY);
+    }
+    assertEquals(8, eight.cachedReplays());
+    post(eight, "POST /payments", "client-a", "k-0", BODY); // answered from the cache: k-0 is referenced
+    assertEquals(8, commandCalls.get());
+
+    post(eight, "POST /payments", "client-a", "k-8", BODY); // full: the first slot not referenced goes (k-1)
+    assertEquals(8, eight.cachedReplays());
+    post(eight, "POST /payments", "client-a", "k-0", BODY);
+    post(eight, "POST /payments", "client-a", "k-8", BODY);
+    assertEquals(9, commandCalls.get(), "k-0, used, and k-8, just kept, are both answered from the cache");
+    post(eight, "POST /payments", "client-a", "k-1", BODY);
+    assertEquals(10, commandCalls.get(), "k-1 was evicted and runs the command");
+  }
+
+  @Test
   void aRejectedBodyIsAnsweredWithTheApplicationsReplyAndKeptNowhere() {
     IdempotentRequests requests = requests(100, 4096);
     HttpReply invalid = requests.problem(400, "invalid-payment", "The payment is invalid", "currency");

@@ -76,6 +76,17 @@ public final class PaymentsApi {
     }
   }
 
+  /**
+   * The answer to a request whose body is longer than the server reads.
+   *
+   * @param maxBytes the server's bound
+   * @return a 413 problem response
+   */
+  public HttpReply bodyTooLarge(int maxBytes) {
+    return requests.problem(413, "body-too-large", "Request body too large",
+        "The request body is longer than " + maxBytes + " bytes.");
+  }
+
   private HttpReply create(HttpRequestView request, byte[] body) {
     String clientId = clientId(request);
     if (clientId == null) {

@@ -89,6 +89,22 @@ abstract class PaymentsApiContractTest extends DatabaseContract {
   }
 
   @Test
+  void aBodyLongerThanTheJdkServerReadsIsRefusedWith413AndRunsNothing() {
+    org.junit.jupiter.api.Assumptions.assumeTrue(kind() == PaymentsServer.Kind.JDK,
+        "the bound is the JDK handler's (JdkHttpServer.readBody); Jetty has its own");
+    long executions = payments.executions.get();
+    String padded = "{\"amountCents\": 1250, \"currency\": \"EUR\", \"note\": \"" + "x".repeat(1 << 20) + "\"}";
+
+    HttpResponse<String> refused = client.post(token(), quoted(key()), padded);
+
+    assertEquals(413, refused.statusCode(), refused.body());
+    assertTrue(refused.body().contains("body-too-large"), refused.body());
+    assertEquals(executions, payments.executions.get());
+    // The server goes on answering.
+    assertEquals(201, client.post(token(), quoted(key()), ApiClient.body(1250, "EUR")).statusCode());
+  }
+
+  @Test
   void concurrentRetriesCreateOnePaymentAndGetItsResponse() throws Exception {
     String token = token();
     String key = key();
