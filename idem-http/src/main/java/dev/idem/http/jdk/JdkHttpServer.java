@@ -85,7 +85,9 @@ public final class JdkHttpServer {
    * then drains or drops the rest of the body), or let it propagate and the server closes the connection.
    */
   public static final class BodyTooLargeException extends IOException {
+    /** The serial form's version. */
     private static final long serialVersionUID = 1L;
+    /** The bound the body exceeded, in bytes. */
     private final int maxBytes;
 
     BodyTooLargeException(String message, int maxBytes) {
