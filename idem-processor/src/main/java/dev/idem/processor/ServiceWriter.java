@@ -246,12 +246,21 @@ final class ServiceWriter extends SourceFileGenerator<ServiceModel> {
     Set<String> names = parameterNames(command.method());
     names.add(specName);
     names.add(noPayload);
-    List<CodeBlock> keyValues = new ArrayList<>();
+    // A key that is a parameter is its name; a path is read null-safely (KeyPathWriter), through locals if nested.
+    Literals keyValues = new Literals();
     CodeBlock.Builder keyLocals = CodeBlock.builder();
-    for (KeyPart part : command.keyParts()) {
-      keyValues.add(KeyPathWriter.value(part.parameter(), part.accessors(), names, keyLocals));
+    for (int i = 0; i < command.keyParts().size(); i++) {
+      KeyPart part = command.keyParts().get(i);
+      keyValues.text(i > 0 ? ", " : "");
+      if (part.accessors().isEmpty()) {
+        keyValues.name(part.parameter());
+      } else {
+        keyValues.text("$L", KeyPathWriter.value(part.parameter(), part.accessors(), names, keyLocals));
+      }
     }
-    method.addCode(keyLocals.build());
+    if (!keyLocals.isEmpty()) {
+      method.addCode(keyLocals.build());
+    }
     // Names go into the formats as text (Literals): JavaPoet's work per argument is most of a command's cost.
     Literals call = new Literals().name(delegate).text(".").name(command.method().getSimpleName()).text("(")
         .name(arguments(command)).text(")");
@@ -277,7 +286,8 @@ final class ServiceWriter extends SourceFileGenerator<ServiceModel> {
       bodyName = reconciledName;
     }
     Literals execute = new Literals().text(isVoid ? "" : "return ").name(runtime).text(".<$T>", stored)
-        .text(executeMethod).text("(").name(specName).text(",\nnew Object[] {$L},\n", join(keyValues, ", "));
+        .text(executeMethod).text("(").name(specName).text(",\nnew Object[] {")
+        .text(keyValues.format(), keyValues.args()).text("},\n");
     if (command.payloadParameters().isEmpty()) {
       execute.name(noPayload);
     } else {
