@@ -69,20 +69,29 @@ final class CommandSpecWriter {
     CodecTypeReader.Shape shape = storesResult ? command.resultShape() : CodecTypeReader.VOID;
     TypeName resultName = resultTypeName(storedResult);
     boolean claim = command.mode() == Mode.CLAIM;
+    // The literal parts go into the format as text (Literals): a spec is a dozen arguments fewer for JavaPoet.
+    Literals head = new Literals().text("\n$T.<$T>", COMMAND_SPEC, resultName)
+        .text(claim ? "claim(" : "transactional(").string(command.scope()).text(",\n");
+    Literals rest = new Literals();
+    if (storesResult) {
+      rest.string(shape.hash());
+    } else {
+      rest.text("null /* no result */");
+    }
+    rest.text(", ").text(millis(command.retention(), "retention")).text(",\n")
+        .strings(displayNames(command.keyParts())).text(", ").strings(command.payloadParameters()).text(",\n")
+        .string(((TypeElement) command.method().getEnclosingElement()).getQualifiedName()
+            + "#" + command.method().getSimpleName());
     CodeBlock.Builder initializer = CodeBlock.builder()
         // Always on the next line (not wrapped only where too long), so that every spec has the same layout.
         .indent().indent()
-        .add("\n$T.<$T>$N($S,\n", COMMAND_SPEC, resultName, claim ? "claim" : "transactional", command.scope())
+        .add(head.format(), head.args())
         .indent().indent()
         .add("$L,\n", withCodecHints(resultTypeToken(storedResult), shape))
-        .add("$L, $L,\n", storesResult ? CodeBlock.of("$S", shape.hash()) : CodeBlock.of("null /* no result */"),
-            millis(command.retention(), "retention"))
-        .add("$L, $L,\n", names(displayNames(command.keyParts())), names(command.payloadParameters()))
-        .add("$S", ((TypeElement) command.method().getEnclosingElement()).getQualifiedName()
-            + "#" + command.method().getSimpleName());
+        .add(rest.format(), rest.args());
     if (claim) {
-      initializer.add(",\n$L, $T.$L, $L", millis(command.lease(), "lease"), InFlight.class, command.onInFlight(),
-          millis(command.waitTimeout(), "wait"));
+      initializer.add(",\n" + millis(command.lease(), "lease") + ", $T.$L, " + millis(command.waitTimeout(), "wait"),
+          InFlight.class, command.onInFlight());
     }
     for (ReplayedFailure failure : command.replayOn()) {
       initializer.add(",\n$N", failures.get(failureKey(failure)));
@@ -111,12 +120,6 @@ final class CommandSpecWriter {
         .build();
   }
 
-  /** {@code new String[] {"requestId", "line"}}: names as an array, which a varargs list or List.of would infer. */
-  private static CodeBlock names(List<String> names) {
-    // Without a stream: see SourceFileGenerator.join, why the cold processor avoids lambdas on its common path.
-    return CodeBlock.of("new String[] {$L}", SourceFileGenerator.stringLiterals(names));
-  }
-
   /** The key parts' names, in order. */
   static List<String> displayNames(List<KeyPart> keyParts) {
     List<String> names = new ArrayList<>(keyParts.size());
@@ -126,8 +129,11 @@ final class CommandSpecWriter {
     return names;
   }
 
-  /** {@code 86_400_000L}, commented {@code retention P1D}: the milliseconds the runtime keeps, and their ISO text. */
-  private static CodeBlock millis(String isoDuration, String what) {
+  /**
+   * {@code 86_400_000L}, commented {@code retention P1D}: the milliseconds the runtime keeps, and their ISO text. As
+   * text for a format: an ISO duration holds no {@code $}, and the validator has parsed it.
+   */
+  private static String millis(String isoDuration, String what) {
     String digits = Long.toString(Duration.parse(isoDuration).toMillis());
     StringBuilder grouped = new StringBuilder();
     for (int i = 0; i < digits.length(); i++) {
@@ -136,7 +142,7 @@ final class CommandSpecWriter {
       }
       grouped.append(digits.charAt(i));
     }
-    return CodeBlock.of("$LL /* $L $L */", grouped, what, isoDuration);
+    return grouped.append("L /* ").append(what).append(' ').append(isoDuration).append(" */").toString();
   }
 
   /** What makes two replayed failures the same constant: the type and how it is captured and recreated. */

@@ -246,16 +246,24 @@ final class ServiceWriter extends SourceFileGenerator<ServiceModel> {
     Set<String> names = parameterNames(command.method());
     names.add(specName);
     names.add(noPayload);
-    List<CodeBlock> keyValues = new ArrayList<>();
+    // A key that is a parameter is its name; a path is read null-safely (KeyPathWriter), through locals if nested.
+    Literals keyValues = new Literals();
     CodeBlock.Builder keyLocals = CodeBlock.builder();
-    for (KeyPart part : command.keyParts()) {
-      keyValues.add(KeyPathWriter.value(part.parameter(), part.accessors(), names, keyLocals));
+    for (int i = 0; i < command.keyParts().size(); i++) {
+      KeyPart part = command.keyParts().get(i);
+      keyValues.text(i > 0 ? ", " : "");
+      if (part.accessors().isEmpty()) {
+        keyValues.name(part.parameter());
+      } else {
+        keyValues.text("$L", KeyPathWriter.value(part.parameter(), part.accessors(), names, keyLocals));
+      }
     }
-    method.addCode(keyLocals.build());
-    CodeBlock payload = command.payloadParameters().isEmpty()
-        ? CodeBlock.of("$N", noPayload)
-        : CodeBlock.of("new Object[] {$L}", String.join(", ", command.payloadParameters()));
-    CodeBlock call = CodeBlock.of("$N.$N($L)", delegate, command.method().getSimpleName(), arguments(command));
+    if (!keyLocals.isEmpty()) {
+      method.addCode(keyLocals.build());
+    }
+    // Names go into the formats as text (Literals): JavaPoet's work per argument is most of a command's cost.
+    Literals call = new Literals().name(delegate).text(".").name(command.method().getSimpleName()).text("(")
+        .name(arguments(command)).text(")");
     boolean isVoid = command.returnType().getKind() == TypeKind.VOID;
 
     // A method returning IdempotentResult<T> stores T and gets a wrapper with the replay signal on every call.
@@ -267,8 +275,9 @@ final class ServiceWriter extends SourceFileGenerator<ServiceModel> {
     String bodyName = LocalNames.unique("body", names);
     TypeName bodyType = ParameterizedTypeName.get(COMMAND_BODY,
         command.returnsOutcome() ? TypeName.get(command.returnType()) : stored);
-    method.addCode(isVoid ? "$T $N = () -> {\n$>$L;\nreturn null;\n$<};\n" : "$T $N = () -> $L;\n", bodyType,
-        bodyName, call);
+    Literals body = new Literals().text("$T ", bodyType).name(bodyName).text(" = () -> ");
+    body.text(isVoid ? "{\n$>" : "").text(call.format(), call.args()).text(isVoid ? ";\nreturn null;\n$<};\n" : ";\n");
+    method.addCode(body.format(), body.args());
     if (command.reconciler() != null) {
       // A retry that meets the key parked asks the delegate's @Reconciles method, with this call's arguments.
       String reconciledName = LocalNames.unique("reconciled", names);
@@ -276,13 +285,16 @@ final class ServiceWriter extends SourceFileGenerator<ServiceModel> {
           stored, bodyName, delegate, command.reconciler().getSimpleName(), arguments(command));
       bodyName = reconciledName;
     }
-    CodeBlock execute = CodeBlock.of("$N.<$T>$N($N,\nnew Object[] {$L},\n$L,\n$N)", runtime, stored, executeMethod,
-        specName, join(keyValues, ", "), payload, bodyName);
-    if (isVoid) {
-      method.addStatement("$L", execute);
+    Literals execute = new Literals().text(isVoid ? "" : "return ").name(runtime).text(".<$T>", stored)
+        .text(executeMethod).text("(").name(specName).text(",\nnew Object[] {")
+        .text(keyValues.format(), keyValues.args()).text("},\n");
+    if (command.payloadParameters().isEmpty()) {
+      execute.name(noPayload);
     } else {
-      method.addStatement("return $L", execute);
+      execute.text("new Object[] {").name(String.join(", ", command.payloadParameters())).text("}");
     }
+    execute.text(",\n").name(bodyName).text(")");
+    method.addStatement(execute.format(), execute.args());
     return method.build();
   }
 
