@@ -189,6 +189,7 @@ public final class IsolatedDatabase implements AutoCloseable {
    * Runs a query in auto-commit mode and returns the first column of its first row, e.g. a {@code COUNT(*)}.
    *
    * @param sql a query returning at least one row whose first column is a number
+   * @return that number
    */
   public long queryLong(String sql) {
     try (Connection connection = dataSource.getConnection(); Statement statement = connection.createStatement();
