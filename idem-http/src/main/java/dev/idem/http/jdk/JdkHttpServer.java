@@ -81,6 +81,15 @@ public final class JdkHttpServer {
   private static final byte[] NO_BODY = {};
 
   /**
+   * How much of a refused body {@link #readBody} reads and drops before the 413 is sent: 8 MiB. Reading the rest lets
+   * a client that writes its whole body before it reads the answer (as {@code java.net.http.HttpClient} and most
+   * others do) get the 413, and keeps the connection; the bound on what is kept in memory is {@code maxBytes}, not
+   * this. A body longer than this is not read: the server closes the connection after the 413, and such a client
+   * may see the connection reset instead of the answer.
+   */
+  public static final int REFUSED_BODY_DISCARD_BYTES = 8 << 20;
+
+  /**
    * A request body longer than {@link #readBody}'s bound: answer it with {@code 413 Content Too Large} (the server
    * then drains or drops the rest of the body), or let it propagate and the server closes the connection.
    */
@@ -113,7 +122,8 @@ public final class JdkHttpServer {
    * @param maxBytes the largest body accepted, by its {@code Content-Length} or as read
    * @return the body; an empty array for none
    * @throws BodyTooLargeException if the body is longer than {@code maxBytes} (by its {@code Content-Length}, or as
-   *     read when chunked): answer it with 413
+   *     read when chunked): answer it with 413. The rest of such a body, up to {@link #REFUSED_BODY_DISCARD_BYTES},
+   *     has been read and dropped, so that the client gets the answer and the connection goes on
    * @throws IOException if the client went away or sent less than its {@code Content-Length}, or an invalid one
    */
   public static byte[] readBody(HttpExchange exchange, int maxBytes) throws IOException {
@@ -124,6 +134,7 @@ public final class JdkHttpServer {
         if (headers.containsKey("Transfer-Encoding")) {
           byte[] body = in.readNBytes(maxBytes);
           if (in.read() >= 0) {
+            discard(in, REFUSED_BODY_DISCARD_BYTES);
             throw new BodyTooLargeException("The request body is longer than " + maxBytes + " bytes", maxBytes);
           }
           return body;
@@ -140,6 +151,9 @@ public final class JdkHttpServer {
         throw new IOException("Invalid Content-Length: " + length);
       }
       if (declared > maxBytes) {
+        if (declared <= REFUSED_BODY_DISCARD_BYTES) {
+          discard(in, declared);
+        }
         throw new BodyTooLargeException("The request body's Content-Length " + declared + " is more than "
             + maxBytes + " bytes", maxBytes);
       }
@@ -152,6 +166,23 @@ public final class JdkHttpServer {
         throw new IOException("The request body ended after " + read + " of its " + declared + " bytes");
       }
       return body;
+    }
+  }
+
+  /**
+   * Reads and drops up to {@code limit} bytes of a refused body. Without it the JDK drains only 64 KiB when the
+   * exchange closes and then closes the connection with the rest unread, which resets it: a client still writing
+   * its body then gets the reset, often before it could read the 413 already sent.
+   */
+  private static void discard(InputStream in, long limit) throws IOException {
+    byte[] buffer = new byte[8192];
+    long left = limit;
+    while (left > 0) {
+      int read = in.read(buffer, 0, (int) Math.min(buffer.length, left));
+      if (read < 0) {
+        return;
+      }
+      left -= read;
     }
   }
 

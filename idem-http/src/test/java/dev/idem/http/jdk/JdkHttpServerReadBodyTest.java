@@ -86,6 +86,26 @@ class JdkHttpServerReadBodyTest {
     }
   }
 
+  /**
+   * A refused body much longer than what the JDK drains by itself (64 KiB), written whole before the answer is read,
+   * as HttpClient does: without readBody reading and dropping it, the server closes the connection with most of it
+   * unread, and the client's write or read fails with a reset instead of getting the 413.
+   */
+  @Test
+  void aLongRefusedBodyIsReadAndDroppedSoThatTheClientGetsThe413AndTheConnectionGoesOn() throws IOException {
+    String megabyte = "x".repeat(1 << 20);
+    try (Socket socket = connect()) {
+      assertEquals("too large: 16", exchange(socket, "POST / HTTP/1.1\r\nHost: x\r\nContent-Length: "
+          + megabyte.length() + "\r\n\r\n" + megabyte));
+      assertEquals("2:ok", exchange(socket, "POST / HTTP/1.1\r\nHost: x\r\nContent-Length: 2\r\n\r\nok"));
+    }
+    try (Socket socket = connect()) {
+      assertEquals("too large: 16", exchange(socket, "POST / HTTP/1.1\r\nHost: x\r\nTransfer-Encoding: chunked\r\n"
+          + "\r\n" + Integer.toHexString(megabyte.length()) + "\r\n" + megabyte + "\r\n0\r\n\r\n"));
+      assertEquals("2:ok", exchange(socket, "POST / HTTP/1.1\r\nHost: x\r\nContent-Length: 2\r\n\r\nok"));
+    }
+  }
+
   private Socket connect() throws IOException {
     Socket socket = new Socket(InetAddress.getLoopbackAddress(), server.getAddress().getPort());
     socket.setSoTimeout(20_000);
