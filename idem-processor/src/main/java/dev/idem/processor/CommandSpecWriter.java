@@ -6,11 +6,8 @@ import static dev.idem.processor.RuntimeNames.RESULT_TYPE;
 
 import com.palantir.javapoet.ArrayTypeName;
 import com.palantir.javapoet.ClassName;
-import com.palantir.javapoet.CodeBlock;
-import com.palantir.javapoet.FieldSpec;
 import com.palantir.javapoet.ParameterizedTypeName;
 import com.palantir.javapoet.TypeName;
-import dev.idem.InFlight;
 import dev.idem.KeyTime;
 import dev.idem.Mode;
 import dev.idem.Store;
@@ -20,7 +17,6 @@ import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
-import javax.lang.model.element.Modifier;
 import javax.lang.model.element.TypeElement;
 import javax.lang.model.type.ArrayType;
 import javax.lang.model.type.DeclaredType;
@@ -44,6 +40,12 @@ import javax.lang.model.util.Types;
  */
 final class CommandSpecWriter {
 
+  private static final ClassName IN_FLIGHT = ClassName.get("dev.idem", "InFlight");
+  private static final ClassName KEY_TIME = ClassName.get("dev.idem", "KeyTime");
+  private static final ClassName STORE = ClassName.get("dev.idem", "Store");
+  private static final ClassName EXPIRED_LEASE = ClassName.get("dev.idem", "ExpiredLease");
+  private static final ClassName UNDECLARED_FAILURE = ClassName.get("dev.idem", "UndeclaredFailure");
+
   private final Types types;
 
   CommandSpecWriter(Types types) {
@@ -55,69 +57,72 @@ final class CommandSpecWriter {
    *
    * @param failures the constant of each replayed failure, by {@link #failureKey}
    */
-  FieldSpec commandSpec(CommandMethod command, String name, Map<String, String> failures) {
-    return spec(command, name, command.storedType(), failures);
+  void commandSpec(JavaText out, CommandMethod command, String name, Map<String, String> failures) {
+    spec(out, command, name, command.storedType(), failures);
   }
 
   /** The spec of a batch handler: batch records store no result, so its result type is always {@code Void}. */
-  FieldSpec batchSpec(BatchMethod batch, String name) {
-    return spec(batch.command(), name, types.getNoType(TypeKind.VOID), Map.of());
+  void batchSpec(JavaText out, BatchMethod batch, String name) {
+    spec(out, batch.command(), name, types.getNoType(TypeKind.VOID), Map.of());
   }
 
-  private FieldSpec spec(CommandMethod command, String name, TypeMirror storedResult, Map<String, String> failures) {
+  private void spec(JavaText out, CommandMethod command, String name, TypeMirror storedResult,
+                    Map<String, String> failures) {
     boolean storesResult = storedResult.getKind() != TypeKind.VOID;
     CodecTypeReader.Shape shape = storesResult ? command.resultShape() : CodecTypeReader.VOID;
     TypeName resultName = resultTypeName(storedResult);
     boolean claim = command.mode() == Mode.CLAIM;
-    // The literal parts go into the format as text (Literals): a spec is a dozen arguments fewer for JavaPoet.
-    Literals head = new Literals().text("\n$T.<$T>", COMMAND_SPEC, resultName)
-        .text(claim ? "claim(" : "transactional(").string(command.scope()).text(",\n");
-    Literals rest = new Literals();
-    if (storesResult) {
-      rest.string(shape.hash());
-    } else {
-      rest.text("null /* no result */");
-    }
-    rest.text(", ").text(millis(command.retention(), "retention")).text(",\n")
-        .strings(displayNames(command.keyParts())).text(", ").strings(command.payloadParameters()).text(",\n")
-        .string(((TypeElement) command.method().getEnclosingElement()).getQualifiedName()
-            + "#" + command.method().getSimpleName());
-    CodeBlock.Builder initializer = CodeBlock.builder()
+    out.text("private static final ").type(COMMAND_SPEC).text("<").type(resultName).text("> " + name + " = ")
         // Always on the next line (not wrapped only where too long), so that every spec has the same layout.
-        .indent().indent()
-        .add(head.format(), head.args())
-        .indent().indent()
-        .add("$L,\n", withCodecHints(resultTypeToken(storedResult), shape))
-        .add(rest.format(), rest.args());
+        .indent(2)
+        .text("\n").type(COMMAND_SPEC).text(".<").type(resultName).text(claim ? ">claim(" : ">transactional(")
+        .literal(command.scope()).text(",\n")
+        .indent(2);
+    withCodecHints(out, storedResult, shape);
+    out.text(",\n");
+    if (storesResult) {
+      out.literal(shape.hash());
+    } else {
+      out.text("null /* no result */");
+    }
+    out.text(", " + millis(command.retention(), "retention") + ",\n");
+    strings(out, displayNames(command.keyParts()));
+    out.text(", ");
+    strings(out, command.payloadParameters());
+    out.text(",\n").literal(((TypeElement) command.method().getEnclosingElement()).getQualifiedName()
+        + "#" + command.method().getSimpleName());
     if (claim) {
-      initializer.add(",\n" + millis(command.lease(), "lease") + ", $T.$L, " + millis(command.waitTimeout(), "wait"),
-          InFlight.class, command.onInFlight());
+      out.text(",\n" + millis(command.lease(), "lease") + ", ").type(IN_FLIGHT)
+          .text("." + command.onInFlight() + ", " + millis(command.waitTimeout(), "wait"));
     }
     for (ReplayedFailure failure : command.replayOn()) {
-      initializer.add(",\n$N", failures.get(failureKey(failure)));
+      out.text(",\n" + failures.get(failureKey(failure)));
     }
-    initializer.add(")");
+    out.text(")");
     if (command.keyTime() != KeyTime.NONE) {
-      initializer.add("\n.withKeyTime($T.$L)", KeyTime.class, command.keyTime());
+      out.text("\n.withKeyTime(").type(KEY_TIME).text("." + command.keyTime() + ")");
     }
     if (claim && (!command.onExpiredLease().equals("TAKE_OVER") || !command.onUndeclaredFailure().equals("RELEASE"))) {
-      initializer.add("\n.parking($T.$L, $T.$L)", ClassName.get("dev.idem", "ExpiredLease"), command.onExpiredLease(),
-          ClassName.get("dev.idem", "UndeclaredFailure"), command.onUndeclaredFailure());
+      out.text("\n.parking(").type(EXPIRED_LEASE).text("." + command.onExpiredLease() + ", ")
+          .type(UNDECLARED_FAILURE).text("." + command.onUndeclaredFailure() + ")");
     }
     if (command.derivedKey()) {
-      initializer.add("\n.derivingKey()");
+      out.text("\n.derivingKey()");
     }
     if (command.store() != Store.DATABASE) {
-      initializer.add("\n.inStore($T.$L)", Store.class, command.store());
+      out.text("\n.inStore(").type(STORE).text("." + command.store() + ")");
     }
     if (command.lookupFirst()) {
-      initializer.add("\n.lookingUpFirst()");
+      out.text("\n.lookingUpFirst()");
     }
-    initializer.unindent().unindent().unindent().unindent();
-    return FieldSpec.builder(ParameterizedTypeName.get(COMMAND_SPEC, resultName), name,
-            Modifier.PRIVATE, Modifier.STATIC, Modifier.FINAL)
-        .initializer(initializer.build())
-        .build();
+    out.unindent(4).text(";\n");
+  }
+
+  /** {@code new String[] {"a", "b"}}: names as an array, which a varargs list or List.of would infer. */
+  private static void strings(JavaText out, List<String> values) {
+    out.text("new String[] {");
+    SourceFileGenerator.stringLiterals(out, values);
+    out.text("}");
   }
 
   /** The key parts' names, in order. */
@@ -130,8 +135,8 @@ final class CommandSpecWriter {
   }
 
   /**
-   * {@code 86_400_000L}, commented {@code retention P1D}: the milliseconds the runtime keeps, and their ISO text. As
-   * text for a format: an ISO duration holds no {@code $}, and the validator has parsed it.
+   * {@code 86_400_000L}, commented {@code retention P1D}: the milliseconds the runtime keeps, and their ISO text
+   * (the validator has parsed it).
    */
   private static String millis(String isoDuration, String what) {
     String digits = Long.toString(Duration.parse(isoDuration).toMillis());
@@ -156,34 +161,34 @@ final class CommandSpecWriter {
    * (String) arguments[1]), String.class, String.class)}: what the runtime needs to store the exception's values and
    * recreate it, without reflection; one per type, shared by the commands of a class that replay it.
    */
-  FieldSpec replayableFailure(ReplayedFailure failure, String name) {
+  void replayableFailure(JavaText out, ReplayedFailure failure, String name) {
     TypeName exception = TypeName.get(failure.type());
-    List<CodeBlock> captured = new ArrayList<>();
-    List<CodeBlock> arguments = new ArrayList<>();
-    List<CodeBlock> argumentTypes = new ArrayList<>();
+    out.text("private static final ").type(REPLAYABLE_FAILURE).text("<").type(exception).text("> " + name + " = ")
+        .indent(2)
+        .text("\n").type(REPLAYABLE_FAILURE).text(".<").type(exception).text(">of(").type(exception).text(".class,\n")
+        .indent(2)
+        .text("e -> new Object[] {");
     for (int i = 0; i < failure.accessors().size(); i++) {
-      TypeMirror parameterType = failure.parameterTypes().get(i);
-      TypeName parameter = TypeName.get(parameterType);
-      captured.add(CodeBlock.of("e.$N()", failure.accessors().get(i)));
-      arguments.add(parameter.equals(ClassName.get(Object.class))
-          ? CodeBlock.of("arguments[$L]", i) // a cast to Object would be redundant
-          : CodeBlock.of("($T) arguments[$L]", parameter, i));
-      argumentTypes.add(CodeBlock.of("$T.class", TypeName.get(types.erasure(parameterType))));
+      out.text((i > 0 ? ", " : "") + "e." + failure.accessors().get(i) + "()");
     }
-    CodeBlock.Builder block = CodeBlock.builder()
-        .indent().indent()
-        .add("\n$T.<$T>of($T.class,\n", REPLAYABLE_FAILURE, exception, exception)
-        .indent().indent()
-        .add("e -> new Object[] {$L},\n", CodeBlock.join(captured, ", "))
-        .add("arguments -> new $T($L)", exception, CodeBlock.join(arguments, ", "));
-    if (!argumentTypes.isEmpty()) {
-      block.add(",\n$L", CodeBlock.join(argumentTypes, ", "));
+    out.text("},\narguments -> new ").type(exception).text("(");
+    for (int i = 0; i < failure.accessors().size(); i++) {
+      if (i > 0) {
+        out.text(", ");
+      }
+      TypeName parameter = TypeName.get(failure.parameterTypes().get(i));
+      if (JavaText.isObject(parameter)) {
+        out.text("arguments[" + i + "]"); // a cast to Object would be redundant
+      } else {
+        out.text("(").type(parameter).text(") arguments[" + i + "]");
+      }
     }
-    block.add(")").unindent().unindent().unindent().unindent();
-    return FieldSpec.builder(ParameterizedTypeName.get(REPLAYABLE_FAILURE, exception), name,
-            Modifier.PRIVATE, Modifier.STATIC, Modifier.FINAL)
-        .initializer(block.build())
-        .build();
+    out.text(")");
+    for (int i = 0; i < failure.accessors().size(); i++) {
+      out.text(i == 0 ? ",\n" : ", ").type(TypeName.get(types.erasure(failure.parameterTypes().get(i))))
+          .text(".class");
+    }
+    out.text(")").unindent(4).text(";\n");
   }
 
   /**
@@ -191,25 +196,30 @@ final class CommandSpecWriter {
    * each sealed type it reaches, and the property names of constructors it must call (known here from the source,
    * absent from class files compiled without {@code -parameters}).
    */
-  private CodeBlock withCodecHints(CodeBlock token, CodecTypeReader.Shape shape) {
+  private void withCodecHints(JavaText out, TypeMirror storedResult, CodecTypeReader.Shape shape) {
+    resultTypeToken(out, storedResult);
     if (shape.families().isEmpty() && shape.creators().isEmpty()) {
-      return token;
+      return;
     }
-    CodeBlock.Builder block = CodeBlock.builder().add("$L", token).indent().indent().indent().indent();
+    out.indent(4);
     for (CodecTypeReader.SealedFamily family : shape.families()) {
-      block.add("\n.withSubtypes($T.class, $L)", ClassName.get(family.type()), family.subtypes().stream()
-          .map(subtype -> CodeBlock.of("$T.class", ClassName.get(subtype)))
-          .collect(CodeBlock.joining(", ")));
+      out.text("\n.withSubtypes(").type(ClassName.get(family.type())).text(".class, ");
+      for (int i = 0; i < family.subtypes().size(); i++) {
+        out.text(i > 0 ? ", " : "").type(ClassName.get(family.subtypes().get(i))).text(".class");
+      }
+      out.text(")");
     }
     for (CodecTypeReader.Creator creator : shape.creators()) {
-      block.add("\n.withCreator($T.class, new String[] {$L}, $L)", ClassName.get(creator.type()),
-          creator.propertyNames().stream().map(property -> CodeBlock.of("$S", property))
-              .collect(CodeBlock.joining(", ")),
-          creator.parameterTypes().stream()
-              .map(parameter -> CodeBlock.of("$T.class", TypeName.get(types.erasure(parameter))))
-              .collect(CodeBlock.joining(", ")));
+      out.text("\n.withCreator(").type(ClassName.get(creator.type())).text(".class, new String[] {");
+      SourceFileGenerator.stringLiterals(out, creator.propertyNames());
+      out.text("}, ");
+      for (int i = 0; i < creator.parameterTypes().size(); i++) {
+        out.text(i > 0 ? ", " : "").type(TypeName.get(types.erasure(creator.parameterTypes().get(i))))
+            .text(".class");
+      }
+      out.text(")");
     }
-    return block.unindent().unindent().unindent().unindent().build();
+    out.unindent(4);
   }
 
   /** {@code Receipt} for Receipt, {@code Integer} for int, {@code Void} for void. */
@@ -226,55 +236,72 @@ final class CommandSpecWriter {
    * (no class of its own, unlike a super type token); a super type token {@code new ResultType<...>() {}} only for a
    * type class literals cannot describe (a member of a parameterized type).
    */
-  private CodeBlock resultTypeToken(TypeMirror returnType) {
+  private void resultTypeToken(JavaText out, TypeMirror returnType) {
     if (returnType.getKind() == TypeKind.VOID) {
-      return CodeBlock.of("$T.VOID", RESULT_TYPE);
+      out.type(RESULT_TYPE).text(".VOID");
+      return;
     }
     TypeName name = resultTypeName(returnType);
     if (returnType.getKind().isPrimitive()) {
       // ResultType.<Long>of(long.class): the runtime must know that null cannot be returned, so that a record
       // holding null replays as IdempotencyBrokenRecordException rather than a NullPointerException on unboxing.
-      return CodeBlock.of("$T.<$T>of($T.class)", RESULT_TYPE, name, TypeName.get(returnType));
+      out.type(RESULT_TYPE).text(".<").type(name).text(">of(").type(TypeName.get(returnType)).text(".class)");
+      return;
     }
     if (name instanceof ClassName || (name instanceof ArrayTypeName array && isRaw(array))) {
       // The witness makes the argument a standalone expression: nothing for javac to attribute speculatively.
-      return CodeBlock.of("$T.<$T>of($T.class)", RESULT_TYPE, name, name);
+      out.type(RESULT_TYPE).text(".<").type(name).text(">of(").type(name).text(".class)");
+      return;
     }
     if (describable(returnType)) {
       if (returnType.getKind() == TypeKind.ARRAY) {
-        return CodeBlock.of("$T.<$T>genericArray($L)", RESULT_TYPE, name,
-            typeArgument(((ArrayType) returnType).getComponentType()));
+        out.type(RESULT_TYPE).text(".<").type(name).text(">genericArray(");
+        typeArgument(out, ((ArrayType) returnType).getComponentType());
+        out.text(")");
+        return;
       }
       DeclaredType declared = (DeclaredType) returnType;
-      return CodeBlock.of("$T.<$T>parameterized($T.class, $L)", RESULT_TYPE, name,
-          TypeName.get(types.erasure(declared)), typeArguments(declared));
+      out.type(RESULT_TYPE).text(".<").type(name).text(">parameterized(").type(TypeName.get(types.erasure(declared)))
+          .text(".class, ");
+      typeArguments(out, declared);
+      out.text(")");
+      return;
     }
-    return CodeBlock.of("new $T() {}", ParameterizedTypeName.get(RESULT_TYPE, name));
+    out.text("new ").type(ParameterizedTypeName.get(RESULT_TYPE, name)).text("() {}");
   }
 
   /** A type argument: a class literal, or a nested {@code ResultType.parameterizedType}/{@code genericArrayType}. */
-  private CodeBlock typeArgument(TypeMirror type) {
+  private void typeArgument(JavaText out, TypeMirror type) {
     if (type.getKind() == TypeKind.ARRAY) {
       TypeMirror component = ((ArrayType) type).getComponentType();
-      return isGeneric(component)
-          ? CodeBlock.of("$T.genericArrayType($L)", RESULT_TYPE, typeArgument(component))
-          : CodeBlock.of("$T.class", TypeName.get(types.erasure(type)));
+      if (isGeneric(component)) {
+        out.type(RESULT_TYPE).text(".genericArrayType(");
+        typeArgument(out, component);
+        out.text(")");
+      } else {
+        out.type(TypeName.get(types.erasure(type))).text(".class");
+      }
+      return;
     }
     DeclaredType declared = (DeclaredType) type;
     if (declared.getTypeArguments().isEmpty()) {
-      return CodeBlock.of("$T.class", TypeName.get(types.erasure(type)));
+      out.type(TypeName.get(types.erasure(type))).text(".class");
+      return;
     }
-    return CodeBlock.of("$T.parameterizedType($T.class, $L)", RESULT_TYPE, TypeName.get(types.erasure(type)),
-        typeArguments(declared));
+    out.type(RESULT_TYPE).text(".parameterizedType(").type(TypeName.get(types.erasure(type))).text(".class, ");
+    typeArguments(out, declared);
+    out.text(")");
   }
 
-  /** The type arguments, each as {@link #typeArgument}, joined by commas (a loop: no lambda to link cold). */
-  private CodeBlock typeArguments(DeclaredType declared) {
-    List<CodeBlock> arguments = new ArrayList<>();
-    for (TypeMirror argument : declared.getTypeArguments()) {
-      arguments.add(typeArgument(argument));
+  /** The type arguments, each as {@link #typeArgument}, joined by commas. */
+  private void typeArguments(JavaText out, DeclaredType declared) {
+    List<? extends TypeMirror> arguments = declared.getTypeArguments();
+    for (int i = 0; i < arguments.size(); i++) {
+      if (i > 0) {
+        out.text(", ");
+      }
+      typeArgument(out, arguments.get(i));
     }
-    return SourceFileGenerator.join(arguments, ", ");
   }
 
   private static boolean isGeneric(TypeMirror type) {

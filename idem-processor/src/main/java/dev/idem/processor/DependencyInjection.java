@@ -1,6 +1,5 @@
 package dev.idem.processor;
 
-import com.palantir.javapoet.AnnotationSpec;
 import com.palantir.javapoet.ClassName;
 import java.util.ArrayList;
 import java.util.List;
@@ -38,22 +37,5 @@ record DependencyInjection(List<ClassName> injects, List<ClassName> qualifiers) 
 
   boolean available() {
     return !injects.isEmpty();
-  }
-
-  List<AnnotationSpec> injectAnnotations() {
-    return annotations(injects);
-  }
-
-  List<AnnotationSpec> qualifierAnnotations() {
-    return annotations(qualifiers);
-  }
-
-  /** A loop rather than a stream: no lambda for the cold processor to link in every compilation. */
-  private static List<AnnotationSpec> annotations(List<ClassName> types) {
-    List<AnnotationSpec> annotations = new ArrayList<>(types.size());
-    for (ClassName type : types) {
-      annotations.add(AnnotationSpec.builder(type).build());
-    }
-    return List.copyOf(annotations);
   }
 }

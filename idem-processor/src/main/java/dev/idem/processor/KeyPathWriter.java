@@ -1,6 +1,5 @@
 package dev.idem.processor;
 
-import com.palantir.javapoet.CodeBlock;
 import java.util.List;
 import java.util.Set;
 
@@ -20,17 +19,18 @@ final class KeyPathWriter {
    * @param names the names already taken in the scope of the expression; the locals' names are added to it
    * @param locals receives one statement per intermediate step of a nested path, to be placed before the expression
    */
-  static CodeBlock value(String root, List<String> accessors, Set<String> names, CodeBlock.Builder locals) {
+  static String value(String root, List<String> accessors, Set<String> names, StringBuilder locals) {
     String current = root;
     for (int i = 0; i < accessors.size() - 1; i++) {
       String next = LocalNames.unique(current + LocalNames.capitalize(accessors.get(i)), names);
       // Not addStatement: a message's locals sit in a lambda inside the runtime call, itself a statement.
-      locals.add("var $N = $N == null ? null : $N.$N();\n", next, current, current, accessors.get(i));
+      locals.append("var ").append(next).append(" = ").append(current).append(" == null ? null : ").append(current)
+          .append('.').append(accessors.get(i)).append("();\n");
       current = next;
     }
     if (accessors.isEmpty()) {
-      return CodeBlock.of("$N", current);
+      return current;
     }
-    return CodeBlock.of("$N == null ? null : $N.$N()", current, current, accessors.get(accessors.size() - 1));
+    return current + " == null ? null : " + current + "." + accessors.get(accessors.size() - 1) + "()";
   }
 }

@@ -5,20 +5,14 @@ import static dev.idem.processor.RuntimeNames.TRANSITION_RESULT;
 import static dev.idem.processor.RuntimeNames.TRANSITION_SPEC;
 
 import com.palantir.javapoet.ClassName;
-import com.palantir.javapoet.CodeBlock;
-import com.palantir.javapoet.FieldSpec;
-import com.palantir.javapoet.MethodSpec;
 import dev.idem.processor.SqlRenderer.Quoting;
 import dev.idem.processor.SqlRenderer.Statements;
 import dev.idem.processor.TransitionMethod.Returns;
 import dev.idem.processor.TransitionMethod.StateStorage;
-import java.sql.PreparedStatement;
-import java.sql.ResultSet;
 import java.util.ArrayList;
 import java.util.HashSet;
 import java.util.List;
 import java.util.Set;
-import javax.lang.model.element.Modifier;
 import javax.lang.model.element.VariableElement;
 
 /**
@@ -31,33 +25,48 @@ import javax.lang.model.element.VariableElement;
  */
 final class TransitionWriter {
 
+  private static final ClassName PREPARED_STATEMENT = ClassName.get("java.sql", "PreparedStatement");
+  private static final ClassName RESULT_SET = ClassName.get("java.sql", "ResultSet");
+
   private TransitionWriter() {}
 
   /** {@code TransitionSpec.builder("OrderFlow.pay", "Order").from("CREATED").to("PAID")...build()}. */
-  static FieldSpec spec(TransitionMethod transition, String name) {
-    CodeBlock.Builder initializer = CodeBlock.builder()
-        .add("$T.builder($S, $S)\n", TRANSITION_SPEC, transition.name(), transition.entityName())
-        .indent().indent()
-        .add(".from($L)\n", strings(transition.from()))
-        .add(".to($S)\n", transition.to());
+  static void spec(JavaText out, TransitionMethod transition, String name) {
+    out.text("private static final ").type(TRANSITION_SPEC).text(" " + name + " = ").type(TRANSITION_SPEC)
+        .text(".builder(").literal(transition.name()).text(", ").literal(transition.entityName()).text(")\n")
+        .indent(2)
+        .text(".from(");
+    strings(out, transition.from());
+    out.text(")\n.to(").literal(transition.to()).text(")\n");
     if (!transition.alsoAccept().isEmpty()) {
-      initializer.add(".alsoAccept($L)\n", strings(transition.alsoAccept()));
+      out.text(".alsoAccept(");
+      strings(out, transition.alsoAccept());
+      out.text(")\n");
     }
     if (transition.storage() == StateStorage.ENUM_ORDINAL) {
-      initializer.add("// The state is stored as its ordinal: these names decode it for events and errors.\n")
-          .add(".ordinals($L)\n", strings(transition.states()));
+      out.text("// The state is stored as its ordinal: these names decode it for events and errors.\n.ordinals(");
+      strings(out, transition.states());
+      out.text(")\n");
     }
     if (transition.log()) {
-      initializer.add(".log(true)\n");
+      out.text(".log(true)\n");
     }
-    initializer.add(".build()").unindent().unindent();
-    return FieldSpec.builder(TRANSITION_SPEC, name, Modifier.PRIVATE, Modifier.STATIC, Modifier.FINAL)
-        .initializer(initializer.build())
-        .build();
+    out.text(".build()").unindent(2).text(";\n");
   }
 
-  /** Implements the method on {@code builder} (made by {@code MethodSpec.overriding}). */
-  static void method(MethodSpec.Builder builder, TransitionMethod transition, String specName, String runtime) {
+  /** Writes the method: its Javadoc, its signature ({@code signature}) and its body. */
+  static void method(JavaText out, TransitionMethod transition, MethodSignature signature, String specName,
+                     String runtime) {
+    List<String> repeats = new ArrayList<>(List.of(transition.to()));
+    repeats.addAll(transition.alsoAccept());
+    out.beginJavadoc().text("Moves the " + transition.entityName() + " from " + or(transition.from()) + " to "
+        + transition.to() + "; a call that finds it in " + or(repeats) + " is a repeat without effect.\n");
+    if (transition.returns() == Returns.BOOLEAN) {
+      out.text("\n@return true if this call applied the transition, false if it had been applied before\n");
+    }
+    out.endJavadoc();
+    ServiceWriter.beginMethod(out, signature);
+
     Set<String> taken = new HashSet<>();
     for (VariableElement parameter : transition.method().getParameters()) {
       taken.add(parameter.getSimpleName().toString());
@@ -69,90 +78,97 @@ final class TransitionWriter {
     String previous = LocalNames.unique("previous", taken);
     String id = transition.idParameter();
     String state = transition.storage() == StateStorage.ENUM_ORDINAL
-        ? CodeBlock.of("$N.stateName($N.getInt(1))", specName, row).toString()
-        : CodeBlock.of("$N.getString(1)", row).toString();
-
-    CodeBlock.Builder body = CodeBlock.builder();
-
-    CodeBlock from;
-    if (transition.from().size() == 1) {
-      from = CodeBlock.of("$S", transition.from().get(0));
-    } else {
-      // The update cannot say which of several states it left; the row lock makes a prior read exact.
-      body.add("// Several states lead to $L: when this transition is logged, lock the row and read the one it"
-              + " leaves.\n", transition.to())
-          .addStatement("String $N = null", previous)
-          .beginControlFlow("if ($N.transitions().logs($N))", runtime, specName)
-          .add(prepare(transition, select, connection, runtime, false))
-          .addStatement("$N.$N(1, $N)", select, transition.idSetter(), id)
-          .beginControlFlow("try ($T $N = $N.executeQuery())", ResultSet.class, row, select)
-          .addStatement("$N = $N.next() ? $L : null", previous, row, state)
-          .endControlFlow()
-          .endControlFlow()
-          .endControlFlow();
-      from = CodeBlock.of("$N", previous);
-    }
-
-    body.add("// The guard on the current state makes a repeated or stale call a no-op: only a row that is still in a\n"
-            + "// from-state moves, in one atomic statement, however many callers race for it.\n")
-        .add(prepare(transition, update, connection, runtime, true))
-        .addStatement("$N.$N(1, $N)", update, transition.idSetter(), id);
-    transition.versionParameter().ifPresent(version -> {
-      VariableElement parameter = transition.method().getParameters().stream()
-          .filter(p -> p.getSimpleName().contentEquals(version)).findFirst().orElseThrow();
-      body.addStatement("$N.$N(2, $N)", update, TransitionValidator.setter(parameter.asType()), version);
-    });
-    body.beginControlFlow("if ($N.executeUpdate() == 1)", update)
-        .addStatement("return $N.transitions().applied($N, $N, $L)", runtime, specName, id, from)
-        .endControlFlow()
-        .endControlFlow()
-        .add("// Nothing moved. The locking read sees the latest committed state (not an older snapshot): $L\n",
-            transition.alsoAccept().isEmpty()
-                ? "it tells a\n// repeat (already " + transition.to() + ") from a stale call and from an unknown id."
-                : "it tells a\n// repeat (already " + transition.to() + " or later) from a stale call and from an"
-                    + " unknown id.")
-        .add(prepare(transition, select, connection, runtime, false))
-        .addStatement("$N.$N(1, $N)", select, transition.idSetter(), id)
-        .beginControlFlow("try ($T $N = $N.executeQuery())", ResultSet.class, row, select)
-        .beginControlFlow("if (!$N.next())", row)
-        .addStatement("throw $N.transitions().notFound($N, $N)", runtime, specName, id)
-        .endControlFlow()
-        .addStatement("return $N.transitions().notApplied($N, $N, $L)", runtime, specName, id, state)
-        .endControlFlow()
-        .endControlFlow();
+        ? specName + ".stateName(" + row + ".getInt(1))"
+        : row + ".getString(1)";
 
     // Joins the transaction in progress on this thread (e.g. a command's body), else runs in its own.
-    String prefix = transition.returns() == Returns.VOID ? "" : "return ";
-    String suffix = transition.returns() == Returns.BOOLEAN ? " == $T.APPLIED" : "";
-    builder.addCode(prefix + "$N.inTransaction($N -> {\n$>", runtime, connection)
-        .addCode(body.build())
-        .addCode("$<})" + suffix + ";\n", suffix.isEmpty() ? new Object[0] : new Object[] {TRANSITION_RESULT});
-    List<String> repeats = new ArrayList<>(List.of(transition.to()));
-    repeats.addAll(transition.alsoAccept());
-    builder.addJavadoc("Moves the $L from $L to $L; a call that finds it in $L is a repeat without effect.\n",
-        transition.entityName(), or(transition.from()), transition.to(), or(repeats));
-    if (transition.returns() == Returns.BOOLEAN) {
-      builder.addJavadoc("\n@return true if this call applied the transition, false if it had been applied before\n");
+    out.text((transition.returns() == Returns.VOID ? "" : "return ") + runtime + ".inTransaction(" + connection
+        + " -> {\n").indent();
+    String from;
+    if (transition.from().size() == 1) {
+      from = JavaText.stringLiteral(transition.from().get(0));
+    } else {
+      // The update cannot say which of several states it left; the row lock makes a prior read exact.
+      out.text("// Several states lead to " + transition.to() + ": when this transition is logged, lock the row and"
+          + " read the one it leaves.\n");
+      out.statement("String " + previous + " = null");
+      beginControlFlow(out, "if (" + runtime + ".transitions().logs(" + specName + "))");
+      prepare(out, transition, select, connection, runtime, false);
+      out.statement(select + "." + transition.idSetter() + "(1, " + id + ")");
+      out.text("try (").type(RESULT_SET).text(" " + row + " = " + select + ".executeQuery()) {\n").indent();
+      out.statement(previous + " = " + row + ".next() ? " + state + " : null");
+      endControlFlow(out);
+      endControlFlow(out);
+      endControlFlow(out);
+      from = previous;
     }
+
+    out.text("// The guard on the current state makes a repeated or stale call a no-op: only a row that is still in"
+        + " a\n// from-state moves, in one atomic statement, however many callers race for it.\n");
+    prepare(out, transition, update, connection, runtime, true);
+    out.statement(update + "." + transition.idSetter() + "(1, " + id + ")");
+    if (transition.versionParameter().isPresent()) {
+      String version = transition.versionParameter().get();
+      for (VariableElement parameter : transition.method().getParameters()) {
+        if (parameter.getSimpleName().contentEquals(version)) {
+          out.statement(update + "." + TransitionValidator.setter(parameter.asType()) + "(2, " + version + ")");
+          break;
+        }
+      }
+    }
+    beginControlFlow(out, "if (" + update + ".executeUpdate() == 1)");
+    out.statement("return " + runtime + ".transitions().applied(" + specName + ", " + id + ", " + from + ")");
+    endControlFlow(out);
+    endControlFlow(out);
+    out.text("// Nothing moved. The locking read sees the latest committed state (not an older snapshot): "
+        + (transition.alsoAccept().isEmpty()
+            ? "it tells a\n// repeat (already " + transition.to() + ") from a stale call and from an unknown id."
+            : "it tells a\n// repeat (already " + transition.to() + " or later) from a stale call and from an"
+                + " unknown id.") + "\n");
+    prepare(out, transition, select, connection, runtime, false);
+    out.statement(select + "." + transition.idSetter() + "(1, " + id + ")");
+    out.text("try (").type(RESULT_SET).text(" " + row + " = " + select + ".executeQuery()) {\n").indent();
+    beginControlFlow(out, "if (!" + row + ".next())");
+    out.statement("throw " + runtime + ".transitions().notFound(" + specName + ", " + id + ")");
+    endControlFlow(out);
+    out.statement("return " + runtime + ".transitions().notApplied(" + specName + ", " + id + ", " + state + ")");
+    endControlFlow(out);
+    endControlFlow(out);
+    out.unindent().text("})");
+    if (transition.returns() == Returns.BOOLEAN) {
+      out.text(" == ").type(TRANSITION_RESULT).text(".APPLIED");
+    }
+    out.text(";\n");
+    ServiceWriter.endMethod(out, signature);
+  }
+
+  private static void beginControlFlow(JavaText out, String controlFlow) {
+    out.text(controlFlow + " {\n").indent();
+  }
+
+  private static void endControlFlow(JavaText out) {
+    out.unindent().text("}\n");
   }
 
   /**
    * {@code try (PreparedStatement update = connection.prepareStatement("UPDATE ..."))}: one literal, or the
    * dialect's where MariaDB quotes identifiers differently.
    */
-  private static CodeBlock prepare(TransitionMethod transition, String statement, String connection,
-                                   String runtime, boolean isUpdate) {
+  private static void prepare(JavaText out, TransitionMethod transition, String statement, String connection,
+                              String runtime, boolean isUpdate) {
     Statements standardSql = SqlRenderer.statements(transition, Quoting.STANDARD);
     Statements mariaDbSql = SqlRenderer.statements(transition, Quoting.MARIADB);
     String standard = isUpdate ? standardSql.update() : standardSql.selectState();
     String mariaDb = isUpdate ? mariaDbSql.update() : mariaDbSql.selectState();
-    CodeBlock sql = standard.equals(mariaDb)
-        ? CodeBlock.of("$S", standard)
-        : CodeBlock.of("$N.dialect() == $T.MARIADB\n$>$>? $S\n: $S$<$<", runtime, DIALECT, mariaDb, standard);
-    return CodeBlock.builder()
-        .beginControlFlow("try ($T $N = $N.prepareStatement(\n$>$>$L$<$<))", PreparedStatement.class, statement,
-            connection, sql)
-        .build();
+    out.text("try (").type(PREPARED_STATEMENT).text(" " + statement + " = " + connection + ".prepareStatement(\n")
+        .indent(2);
+    if (standard.equals(mariaDb)) {
+      out.literal(standard);
+    } else {
+      out.text(runtime + ".dialect() == ").type(DIALECT).text(".MARIADB\n").indent(2).text("? ").literal(mariaDb)
+          .text("\n: ").literal(standard).unindent(2);
+    }
+    out.unindent(2).text(")) {\n").indent();
   }
 
   /** {@code A}, {@code A or B}, {@code A, B or C}. */
@@ -161,7 +177,7 @@ final class TransitionWriter {
         : String.join(", ", states.subList(0, states.size() - 1)) + " or " + states.get(states.size() - 1);
   }
 
-  private static CodeBlock strings(List<String> values) {
-    return values.stream().map(value -> CodeBlock.of("$S", value)).collect(CodeBlock.joining(", "));
+  private static void strings(JavaText out, List<String> values) {
+    SourceFileGenerator.stringLiterals(out, values);
   }
 }
