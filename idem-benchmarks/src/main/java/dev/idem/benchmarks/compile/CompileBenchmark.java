@@ -464,8 +464,6 @@ public final class CompileBenchmark {
     }
     StringWriter diagnostics = new StringWriter();
     List<URLClassLoader> opened = new ArrayList<>();
-    // Each compile starts on a collected heap, so that none pays for the garbage the one before it left.
-    System.gc();
     long start = System.nanoTime();
     long cpuStart = THREADS.getCurrentThreadCpuTime();
     long processCpuStart = PROCESS.getProcessCpuTime();
