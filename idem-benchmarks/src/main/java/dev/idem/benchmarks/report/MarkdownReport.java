@@ -440,9 +440,8 @@ public final class MarkdownReport {
     line("Paths, the same for every variant, as a user's build has them (README \"Setup\"): class path "
         + c.classPath().stream().map(j -> "`" + j + "`").toList() + "; processor path (Maven's "
         + "`annotationProcessorPaths` for idem-processor) " + c.processorPath().stream().map(j -> "`" + j + "`")
-        .toList() + ", plus the benchmark's own classes for the no-op processor and the floor. Each compile starts "
-        + "on a collected heap (`System.gc()` before it), so that none pays for the garbage the one before it "
-        + "left. Wall time is the elapsed time of "
+        .toList() + ", plus the benchmark's own classes for the no-op processor and the floor. Wall time is the elapsed "
+        + "time of "
         + "the compile; CPU time is the compiling thread's (`ThreadMXBean`; javac in-process runs on the calling "
         + "thread), which the other load on this shared machine disturbs much less.");
     line("");
