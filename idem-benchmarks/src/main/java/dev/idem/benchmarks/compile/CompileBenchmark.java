@@ -28,9 +28,12 @@ import javax.tools.ToolProvider;
  * what the processor adds: its rounds plus compiling the wrappers it generates, which is what a user's build
  * pays. Stripping the annotations instead would also drop their resolution, a cost that is not the processor's.
  *
- * <p>Two more variants split that difference: {@code -proc:none} over the same sources plus the wrappers generated
- * beforehand shows what compiling the generated code costs, and a processor that does nothing shows what javac's
- * annotation processing costs by itself; the rest is idem's own work (and the extra round its output causes).
+ * <p>Three more variants split that difference: {@code -proc:none} over the same sources plus the wrappers generated
+ * beforehand shows what compiling the generated code costs, a processor that does nothing shows what javac's
+ * annotation processing costs by itself, and the floor ({@link PregeneratedOutputProcessor}), a processor that
+ * writes the same output with no work of its own, shows what that output costs any processor that writes it (the
+ * wrappers' compilation, the {@code Filer}'s checks, the extra round in which javac enters every tree again); the
+ * processor over the floor is idem's own work.
  *
  * <p>Every variant gets what a user's build has (README "Setup"), not this module's class path: the class path is
  * the annotations and the runtime with its dependencies ({@link #USER_CLASS_PATH}), the processor path is
@@ -64,7 +67,35 @@ public final class CompileBenchmark {
       List<Double> withoutProcessorCpuMillis, List<Double> withProcessorCpuMillis,
       List<Double> pregeneratedCpuMillis, List<Double> noOpProcessorCpuMillis,
       List<String> classPath, List<String> processorPath, Output output, boolean withBodies, long sourceLines,
-      List<Double> warmProcessorMillis, List<Double> warmProcessorCpuMillis) {
+      List<Double> warmProcessorMillis, List<Double> warmProcessorCpuMillis,
+      List<Double> floorMillis, List<Double> floorCpuMillis) {
+
+    /**
+     * @return the median wall time of the floor: a processor that writes idem's output for this tree, read from
+     *     files, with no work of its own ({@link PregeneratedOutputProcessor})
+     */
+    public double medianFloor() {
+      return median(floorMillis);
+    }
+
+    /** @return the median CPU time of the floor ({@link #medianFloor()}) */
+    public double medianFloorCpu() {
+      return median(floorCpuMillis);
+    }
+
+    /** @return the wall time the floor adds per command, medians, in milliseconds: what idem's output costs javac */
+    public double floorAddedMillisPerCommand() {
+      return (medianFloor() - medianWithout()) / commands();
+    }
+
+    /** Ratio of each repetition's pair (floor / without). */
+    public List<Double> floorPairRatios() {
+      List<Double> ratios = new ArrayList<>();
+      for (int i = 0; i < floorMillis.size(); i++) {
+        ratios.add(floorMillis.get(i) / withoutProcessorMillis.get(i));
+      }
+      return ratios;
+    }
 
     /** @return the median wall time of idem's processor loaded warm from this JVM (information only) */
     public double medianWarmProcessor() {
@@ -262,6 +293,9 @@ public final class CompileBenchmark {
               + " (information) %.0f ms wall, %.0f ms CPU%n", genericResults ? "generic" : "record",
           r.addedMillisPerCommand(), r.addedCpuMillisPerCommand(), r.medianWarmProcessor(),
           r.medianWarmProcessorCpu());
+      System.out.printf("%s results: the floor (idem's output written with no work) %.0f ms, ratio %.3f, added per"
+              + " command %.3f ms wall%n", genericResults ? "generic" : "record", r.medianFloor(),
+          r.medianFloor() / r.medianWithout(), r.floorAddedMillisPerCommand());
     }
   }
 
@@ -307,14 +341,16 @@ public final class CompileBenchmark {
       // The no-op processor needs its own class: the same jars plus the benchmark's classes, so that it opens the
       // same processor path as idem does (javac's class loader, ServiceLoader lookups) and only the work differs.
       String noOpProcessorPath = idemProcessorPath + File.pathSeparator + location(NoOpProcessor.class);
+      String floorProcessorPath = idemProcessorPath + File.pathSeparator + location(PregeneratedOutputProcessor.class);
       // The wrappers, generated once, for the third variant.
       Path pregeneration = root.resolve("pregeneration");
       compile(javac, sources, classPath, pregeneration, IDEM_PROCESSOR, idemProcessorPath, true, new double[1]);
       List<Path> withWrappers = new ArrayList<>(sources);
       withWrappers.addAll(javaFiles(pregeneration.resolve("generated")));
       int generated = withWrappers.size() - sources.size();
+      List<String> floorOptions = List.of(PregeneratedOutputProcessor.DIRECTORY_OPTION + "=" + pregeneration);
 
-      int variants = 5;
+      int variants = 6;
       List<List<Double>> millis = new ArrayList<>();
       List<List<Double>> cpuMillis = new ArrayList<>();
       for (int v = 0; v < variants; v++) {
@@ -333,6 +369,8 @@ public final class CompileBenchmark {
             case 2 -> compile(javac, withWrappers, classPath, out, null, null, true, cpu);
             case 3 -> compile(javac, sources, classPath, out, NoOpProcessor.class.getName(), noOpProcessorPath,
                 true, cpu);
+            case 4 -> compile(javac, sources, classPath, out, PregeneratedOutputProcessor.class.getName(),
+                floorProcessorPath, true, cpu, floorOptions);
             // Information only: the processor as javac loaded it here before, warm from this JVM's class path.
             default -> compile(javac, sources, classPath, out, IDEM_PROCESSOR, idemProcessorPath, false, cpu);
           };
@@ -346,7 +384,7 @@ public final class CompileBenchmark {
       return new Result(genericResults, interfaces, methods, warmUps, millis.get(0), millis.get(1), millis.get(2),
           millis.get(3), generated, cpuMillis.get(0), cpuMillis.get(1), cpuMillis.get(2), cpuMillis.get(3),
           fileNames(classPathEntries), fileNames(processorPathEntries), output, withBodies, sourceLines,
-          millis.get(4), cpuMillis.get(4));
+          millis.get(5), cpuMillis.get(5), millis.get(4), cpuMillis.get(4));
     } finally {
       delete(root);
     }
@@ -376,7 +414,7 @@ public final class CompileBenchmark {
     return entry.endsWith(Path.of(artifact, "target", "classes"));
   }
 
-  private static String location(Class<?> type) {
+  static String location(Class<?> type) {
     try {
       return Path.of(type.getProtectionDomain().getCodeSource().getLocation().toURI()).toString();
     } catch (URISyntaxException e) {
@@ -404,11 +442,21 @@ public final class CompileBenchmark {
    */
   static double compile(JavaCompiler javac, List<Path> sources, String classPath, Path out,
       String processor, String processorPath, boolean cold, double[] cpuMillis) throws IOException {
+    return compile(javac, sources, classPath, out, processor, processorPath, cold, cpuMillis, List.of());
+  }
+
+  /** As above, with {@code -A} options for the processor ({@code key=value}). */
+  static double compile(JavaCompiler javac, List<Path> sources, String classPath, Path out,
+      String processor, String processorPath, boolean cold, double[] cpuMillis, List<String> processorOptions)
+      throws IOException {
     Path classes = Files.createDirectories(out.resolve("classes"));
     Path generated = Files.createDirectories(out.resolve("generated"));
     List<String> options = new ArrayList<>(List.of(
         "--release", "17", "-nowarn", "-Xlint:none", "-d", classes.toString(), "-s", generated.toString(),
         "-classpath", classPath, "-implicit:none"));
+    for (String option : processorOptions) {
+      options.add("-A" + option);
+    }
     if (processor == null) {
       options.add("-proc:none");
     } else if (!cold) {

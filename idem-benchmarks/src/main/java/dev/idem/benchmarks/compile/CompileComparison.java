@@ -64,21 +64,35 @@ public final class CompileComparison {
       List<Path> baselinePath = new ArrayList<>(processorPath);
       baselinePath.set(0, baselineJar);
       String baseline = String.join(File.pathSeparator, baselinePath.stream().map(Path::toString).toList());
-      String[] names = {"-proc:none", "baseline", "current"};
-      List<List<Double>> wall = List.of(new ArrayList<>(), new ArrayList<>(), new ArrayList<>());
-      List<List<Double>> cpu = List.of(new ArrayList<>(), new ArrayList<>(), new ArrayList<>());
-      List<List<Double>> processCpu = List.of(new ArrayList<>(), new ArrayList<>(), new ArrayList<>());
+      // The floor: a processor that writes what the current processor wrote for this tree, with no work of its own.
+      Path pregeneration = root.resolve("pregeneration");
+      CompileBenchmark.compile(javac, sources, classPath, pregeneration, "dev.idem.processor.IdemProcessor", current,
+          true, new double[1]);
+      String floorPath = current + File.pathSeparator + CompileBenchmark.location(PregeneratedOutputProcessor.class);
+      List<String> floorOptions = List.of(PregeneratedOutputProcessor.DIRECTORY_OPTION + "=" + pregeneration);
+      String[] names = {"-proc:none", "baseline", "current", "floor"};
+      int variants = names.length;
+      List<List<Double>> wall = new ArrayList<>();
+      List<List<Double>> cpu = new ArrayList<>();
+      List<List<Double>> processCpu = new ArrayList<>();
+      for (int v = 0; v < variants; v++) {
+        wall.add(new ArrayList<>());
+        cpu.add(new ArrayList<>());
+        processCpu.add(new ArrayList<>());
+      }
       double[] cpuMillis = new double[2];
       for (int i = 0; i < warmUps + rounds; i++) {
-        for (int k = 0; k < 3; k++) {
-          int variant = (i + k) % 3;
+        for (int k = 0; k < variants; k++) {
+          int variant = (i + k) % variants;
           Path out = root.resolve("out-" + i + "-" + variant);
           double took = switch (variant) {
             case 0 -> CompileBenchmark.compile(javac, sources, classPath, out, null, null, true, cpuMillis);
             case 1 -> CompileBenchmark.compile(javac, sources, classPath, out, "dev.idem.processor.IdemProcessor",
                 baseline, true, cpuMillis);
-            default -> CompileBenchmark.compile(javac, sources, classPath, out, "dev.idem.processor.IdemProcessor",
+            case 2 -> CompileBenchmark.compile(javac, sources, classPath, out, "dev.idem.processor.IdemProcessor",
                 current, true, cpuMillis);
+            default -> CompileBenchmark.compile(javac, sources, classPath, out,
+                PregeneratedOutputProcessor.class.getName(), floorPath, true, cpuMillis, floorOptions);
           };
           if (i >= warmUps) {
             wall.get(variant).add(took);
@@ -92,7 +106,7 @@ public final class CompileComparison {
       System.out.printf("%s results%s, %d rounds after %d warm-ups, processors loaded cold:%n",
           genericResults ? "generic" : "record", withBodies ? ", module with real code (" + SourceTree.lines(sources)
               + " lines)" : "", rounds, warmUps);
-      for (int v = 0; v < 3; v++) {
+      for (int v = 0; v < variants; v++) {
         double w = CompileBenchmark.Result.median(wall.get(v));
         double c = CompileBenchmark.Result.median(cpu.get(v));
         double p = CompileBenchmark.Result.median(processCpu.get(v));

@@ -60,6 +60,8 @@ public final class BenchmarkMain {
 
   public static void main(String[] args) throws Exception {
     boolean quick = Boolean.getBoolean("bench.quick");
+    // Only the compile-time section, e.g. after a change to the processor alone, to be set into the full report.
+    boolean compileOnly = Boolean.getBoolean("bench.compileOnly");
     // A quick run never overwrites the committed report.
     Path report = Path.of(quick
         ? System.getProperty("bench.quickReport", "target/BENCHMARKS-quick.md")
@@ -70,7 +72,8 @@ public final class BenchmarkMain {
 
     List<TestDatabase> databases = new ArrayList<>();
     List<String> skipped = new ArrayList<>();
-    for (String name : System.getProperty("bench.databases", "H2,PostgreSQL,MariaDB").split(",")) {
+    for (String name : compileOnly ? new String[0]
+        : System.getProperty("bench.databases", "H2,PostgreSQL,MariaDB").split(",")) {
       TestDatabase database = TestDatabase.of(name);
       String reason = database.unreachableReason();
       if (reason == null) {
@@ -91,8 +94,8 @@ public final class BenchmarkMain {
 
     progress("Compile-time benchmark");
     List<CompileBenchmark.Result> compiles = new ArrayList<>();
-    int compileWarmUps = quick ? 1 : 2;
-    int compileRounds = quick ? 2 : 6;
+    int compileWarmUps = quick ? 1 : 3;
+    int compileRounds = quick ? 2 : 8;
     // In memory (the target's verdict: javac's and the processor's work), then record results once more on the
     // disk, which on this machine costs milliseconds per file created (see CompileBenchmark.Output).
     for (boolean genericResults : new boolean[] {false, true}) {
@@ -132,7 +135,7 @@ public final class BenchmarkMain {
     // servers must not run beside JMH's forks.
     HttpBenchmark.Outcome http = null;
     String httpFailure = null;
-    if (!"false".equals(System.getProperty("bench.http"))
+    if (!compileOnly && !"false".equals(System.getProperty("bench.http"))
         && TestDatabase.POSTGRESQL.unreachableReason() == null) {
       progress("HTTP benchmark");
       try {
