@@ -141,6 +141,7 @@ final class CodecTypeReader {
 
   private final Elements elements;
   private final Types types;
+  private final Map<Element, Boolean> platformByType = new HashMap<>();
 
   CodecTypeReader(Elements elements, Types types) {
     this.elements = elements;
@@ -715,9 +716,17 @@ final class CodecTypeReader {
     return fields;
   }
 
-  private static boolean isPlatform(Element type) {
-    String name = type instanceof TypeElement typeElement ? typeElement.getQualifiedName().toString() : "";
-    return name.startsWith("java.") || name.startsWith("javax.");
+  private boolean isPlatform(Element type) {
+    // Asked for every method of every type walked, most of them Object's and Record's: javac converts a name to a
+    // string on each getQualifiedName().toString(), so the answer is kept per type (javac's symbols are the same
+    // objects for the whole compilation; a source type's are renewed between rounds and simply asked again).
+    Boolean platform = platformByType.get(type);
+    if (platform == null) {
+      String name = type instanceof TypeElement typeElement ? typeElement.getQualifiedName().toString() : "";
+      platform = name.startsWith("java.") || name.startsWith("javax.");
+      platformByType.put(type, platform);
+    }
+    return platform;
   }
 
   /** Jackson's default naming: {@code getAmountCents} → amountCents, {@code getURL} → url. */

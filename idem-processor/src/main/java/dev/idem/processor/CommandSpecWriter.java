@@ -78,7 +78,7 @@ final class CommandSpecWriter {
         .text("\n").type(COMMAND_SPEC).text(".<").type(resultName).text(claim ? ">claim(" : ">transactional(")
         .literal(command.scope()).text(",\n")
         .indent(2);
-    withCodecHints(out, storedResult, shape);
+    withCodecHints(out, storedResult, resultName, shape);
     out.text(",\n");
     if (storesResult) {
       out.literal(shape.hash());
@@ -196,8 +196,9 @@ final class CommandSpecWriter {
    * each sealed type it reaches, and the property names of constructors it must call (known here from the source,
    * absent from class files compiled without {@code -parameters}).
    */
-  private void withCodecHints(JavaText out, TypeMirror storedResult, CodecTypeReader.Shape shape) {
-    resultTypeToken(out, storedResult);
+  private void withCodecHints(JavaText out, TypeMirror storedResult, TypeName resultName,
+                              CodecTypeReader.Shape shape) {
+    resultTypeToken(out, storedResult, resultName);
     if (shape.families().isEmpty() && shape.creators().isEmpty()) {
       return;
     }
@@ -236,12 +237,11 @@ final class CommandSpecWriter {
    * (no class of its own, unlike a super type token); a super type token {@code new ResultType<...>() {}} only for a
    * type class literals cannot describe (a member of a parameterized type).
    */
-  private void resultTypeToken(JavaText out, TypeMirror returnType) {
+  private void resultTypeToken(JavaText out, TypeMirror returnType, TypeName name) {
     if (returnType.getKind() == TypeKind.VOID) {
       out.type(RESULT_TYPE).text(".VOID");
       return;
     }
-    TypeName name = resultTypeName(returnType);
     if (returnType.getKind().isPrimitive()) {
       // ResultType.<Long>of(long.class): the runtime must know that null cannot be returned, so that a record
       // holding null replays as IdempotencyBrokenRecordException rather than a NullPointerException on unboxing.

@@ -80,20 +80,21 @@ final class CommandValidator {
   Optional<MethodModel> validate(ExecutableElement method, ExecutableType type, AnnotationMirror command,
                                  ValidationReport report) {
     boolean valid = true;
+    AnnotationValues values = AnnotationValues.of(command); // its members' names read once, not per question
     BatchValidator batch = batches.forMethod();
     if (!method.getTypeParameters().isEmpty()) {
       report.report(Message.GENERIC_METHOD, method, method.getSimpleName());
       valid = false;
     }
 
-    String retention = Annotations.stringValue(command, "retention");
-    valid &= checkDuration(method, command, "retention", report);
-    String window = Annotations.stringValue(command, "window");
-    String identity = Annotations.stringValue(command, "identity");
+    String retention = values.string("retention");
+    valid &= checkDuration(method, values, "retention", report);
+    String window = values.string("window");
+    String identity = values.string("identity");
     boolean windowed = !window.isEmpty();
     if (windowed) {
-      valid &= checkDuration(method, command, "window", report);
-      Optional<? extends AnnotationValue> explicitRetention = Annotations.explicitValue(command, "retention");
+      valid &= checkDuration(method, values, "window", report);
+      Optional<? extends AnnotationValue> explicitRetention = values.explicit("retention");
       if (explicitRetention.isPresent()) {
         report.report(Message.WINDOW_WITH_RETENTION, method, command, explicitRetention.get(),
             method.getSimpleName());
@@ -101,20 +102,20 @@ final class CommandValidator {
       }
       retention = window;
     } else if (!identity.isEmpty()) {
-      report.report(Message.IDENTITY_WITHOUT_WINDOW, method, command, Annotations.value(command, "identity"),
+      report.report(Message.IDENTITY_WITHOUT_WINDOW, method, command, values.value("identity"),
           method.getSimpleName(), identity);
       valid = false;
     }
-    valid &= checkDuration(method, command, "lease", report);
-    valid &= checkDuration(method, command, "waitTimeout", report);
+    valid &= checkDuration(method, values, "lease", report);
+    valid &= checkDuration(method, values, "waitTimeout", report);
 
-    Mode mode = Mode.valueOf(enumConstant(command, "mode"));
-    InFlight onInFlight = InFlight.valueOf(enumConstant(command, "onInFlight"));
-    String onExpiredLease = enumConstant(command, "onExpiredLease");
-    String onUndeclaredFailure = enumConstant(command, "onUndeclaredFailure");
+    Mode mode = Mode.valueOf(values.enumConstant("mode"));
+    InFlight onInFlight = InFlight.valueOf(values.enumConstant("onInFlight"));
+    String onExpiredLease = values.enumConstant("onExpiredLease");
+    String onUndeclaredFailure = values.enumConstant("onUndeclaredFailure");
     if (mode != Mode.CLAIM) {
       for (String policy : List.of("onExpiredLease", "onUndeclaredFailure")) {
-        Optional<? extends AnnotationValue> explicit = Annotations.explicitValue(command, policy);
+        Optional<? extends AnnotationValue> explicit = values.explicit(policy);
         if (explicit.isPresent()) {
           report.report(Message.CLAIM_POLICY_WITHOUT_CLAIM, method, command, explicit.get(), method.getSimpleName(),
               policy, policy);
@@ -125,7 +126,7 @@ final class CommandValidator {
     List<ReplayedFailure> replayOn = new ArrayList<>();
     @SuppressWarnings("unchecked")
     List<? extends AnnotationValue> listed =
-        (List<? extends AnnotationValue>) Annotations.value(command, "replayOn").getValue();
+        (List<? extends AnnotationValue>) values.value("replayOn").getValue();
     for (AnnotationValue entry : listed) {
       if (!(entry.getValue() instanceof DeclaredType exception)) {
         continue; // an unresolvable class: javac reports it
@@ -137,7 +138,7 @@ final class CommandValidator {
       }
     }
 
-    String scope = scopeOf(method, command, report);
+    String scope = scopeOf(method, values, report);
     valid &= scope != null;
 
     TypeMirror returnType = type.getReturnType();
@@ -218,7 +219,7 @@ final class CommandValidator {
     }
     if (windowed && !names.contains(identity)) {
       report.report(Message.WINDOW_IDENTITY_MISSING, method, command,
-          Annotations.explicitValue(command, "identity").orElse(Annotations.value(command, "window")),
+          values.explicit("identity").orElse(values.value("window")),
           method.getSimpleName(), window, identity.isEmpty() ? "names no identity parameter"
               : "has no parameter named \"" + identity + "\"",
           names.isEmpty() ? "it has no parameters" : String.join(", ", names));
@@ -228,19 +229,19 @@ final class CommandValidator {
       valid = false;
     }
 
-    KeyTime keyTime = KeyTime.valueOf(enumConstant(command, "keyTime"));
+    KeyTime keyTime = KeyTime.valueOf(values.enumConstant("keyTime"));
     if (windowed && keyTime != KeyTime.NONE) {
-      report.report(Message.WINDOW_WITH_KEY_TIME, method, command, Annotations.value(command, "keyTime"),
+      report.report(Message.WINDOW_WITH_KEY_TIME, method, command, values.value("keyTime"),
           method.getSimpleName());
       valid = false;
     } else if (keyTime != KeyTime.NONE && !keyParts.isEmpty()) {
-      valid &= checkKeyTime(method, command, keyTime, keyParts.get(0), report);
+      valid &= checkKeyTime(method, values, keyTime, keyParts.get(0), report);
     }
-    Store store = Store.valueOf(enumConstant(command, "store"));
+    Store store = Store.valueOf(values.enumConstant("store"));
     if (store == Store.REDIS && !batch.isBatch()) {
-      valid &= checkRedisOnly(method, command, mode, report);
+      valid &= checkRedisOnly(method, values, mode, report);
     }
-    Optional<? extends AnnotationValue> lookupFirstValue = Annotations.explicitValue(command, "lookupFirst");
+    Optional<? extends AnnotationValue> lookupFirstValue = values.explicit("lookupFirst");
     boolean lookupFirst = lookupFirstValue.isPresent() && Boolean.TRUE.equals(lookupFirstValue.get().getValue());
     if (lookupFirst && store == Store.REDIS) {
       report.report(Message.LOOKUP_FIRST_REDIS, method, command, lookupFirstValue.get(), method.getSimpleName());
@@ -252,7 +253,7 @@ final class CommandValidator {
     }
     CommandMethod commandMethod = new CommandMethod(method, type, scope, resultShape, retention, keyParts, payload,
         mode,
-        Annotations.stringValue(command, "lease"), onInFlight, Annotations.stringValue(command, "waitTimeout"),
+        values.string("lease"), onInFlight, values.string("waitTimeout"),
         replayOn, keyTime, onExpiredLease, onUndeclaredFailure, store, windowed, lookupFirst, null);
     Optional<MethodModel> model = batch.model(commandMethod, command, report);
     if (model.isEmpty() || !scopes.register(scope, method, command, report)) {
@@ -302,32 +303,28 @@ final class CommandValidator {
    * A Redis-only command must not need the database: no joined transaction (so CLAIM), no parked outcome, no day
    * partitions. Each error sits on the value that asks for the database.
    */
-  private static boolean checkRedisOnly(ExecutableElement method, AnnotationMirror command, Mode mode,
+  private static boolean checkRedisOnly(ExecutableElement method, AnnotationValues values, Mode mode,
                                         ValidationReport report) {
     boolean valid = true;
-    AnnotationValue storeValue = Annotations.value(command, "store");
+    AnnotationValue storeValue = values.value("store");
     if (mode != Mode.CLAIM) {
-      report.report(Message.STORE_REDIS_NOT_CLAIM, method, command,
-          Annotations.explicitValue(command, "mode").orElse(storeValue), method.getSimpleName());
+      report.report(Message.STORE_REDIS_NOT_CLAIM, method, values.mirror(),
+          values.explicit("mode").orElse(storeValue), method.getSimpleName());
       valid = false;
     }
     for (String policy : List.of("onExpiredLease", "onUndeclaredFailure")) {
-      if (enumConstant(command, policy).equals("PARK")) {
-        report.report(Message.STORE_REDIS_PARKING, method, command, Annotations.value(command, policy),
+      if (values.enumConstant(policy).equals("PARK")) {
+        report.report(Message.STORE_REDIS_PARKING, method, values.mirror(), values.value(policy),
             method.getSimpleName(), policy, policy);
         valid = false;
       }
     }
-    Optional<? extends AnnotationValue> keyTime = Annotations.explicitValue(command, "keyTime");
-    if (keyTime.isPresent() && !enumConstant(command, "keyTime").equals("NONE")) {
-      report.report(Message.STORE_REDIS_KEY_TIME, method, command, keyTime.get(), method.getSimpleName());
+    Optional<? extends AnnotationValue> keyTime = values.explicit("keyTime");
+    if (keyTime.isPresent() && !values.enumConstant("keyTime").equals("NONE")) {
+      report.report(Message.STORE_REDIS_KEY_TIME, method, values.mirror(), keyTime.get(), method.getSimpleName());
       valid = false;
     }
     return valid;
-  }
-
-  private static String enumConstant(AnnotationMirror command, String member) {
-    return ((VariableElement) Annotations.value(command, member).getValue()).getSimpleName().toString();
   }
 
   /**
@@ -477,43 +474,43 @@ final class CommandValidator {
     return jdk.erasure(qualifiedName).filter(supertype -> types.isSubtype(type, supertype)).isPresent();
   }
 
-  private String scopeOf(ExecutableElement method, AnnotationMirror command, ValidationReport report) {
-    Optional<AnnotationValue> explicit = Annotations.explicitValue(command, "scope");
+  private String scopeOf(ExecutableElement method, AnnotationValues values, ValidationReport report) {
+    Optional<AnnotationValue> explicit = values.explicit("scope");
     if (explicit.isEmpty() || explicit.get().getValue().toString().isEmpty()) {
       // The package is part of the default, so that a.Payments.pay and b.Payments.pay, compiled apart and sharing
       // one table, never replay each other's results.
       String scope = ((TypeElement) method.getEnclosingElement()).getQualifiedName() + "." + method.getSimpleName();
       if (!SCOPE.matcher(scope).matches()) {
-        report.report(Message.SCOPE_DEFAULT_UNUSABLE, method, command, scope, scope.length());
+        report.report(Message.SCOPE_DEFAULT_UNUSABLE, method, values.mirror(), scope, scope.length());
         return null;
       }
       return scope;
     }
     String scope = explicit.get().getValue().toString();
     if (!SCOPE.matcher(scope).matches()) {
-      report.report(Message.SCOPE_INVALID, method, command, explicit.get(), scope);
+      report.report(Message.SCOPE_INVALID, method, values.mirror(), explicit.get(), scope);
       return null;
     }
     return scope;
   }
 
   /** The first key part of a command whose keys carry their time must hold an id of that format. */
-  private static boolean checkKeyTime(ExecutableElement method, AnnotationMirror command, KeyTime keyTime,
+  private static boolean checkKeyTime(ExecutableElement method, AnnotationValues values, KeyTime keyTime,
                                       KeyPart first, ValidationReport report) {
     TypeMirror type = first.accessorTypes().isEmpty() ? first.parameterType()
         : first.accessorTypes().get(first.accessorTypes().size() - 1);
     String name = type.toString();
     boolean fits = name.equals("java.lang.String") || (keyTime == KeyTime.UUID_V7 && name.equals("java.util.UUID"));
     if (!fits) {
-      report.report(Message.KEY_TIME_TYPE, method, command, Annotations.value(command, "keyTime"), keyTime,
+      report.report(Message.KEY_TIME_TYPE, method, values.mirror(), values.value("keyTime"), keyTime,
           first.displayName(), name, keyTime == KeyTime.UUID_V7 ? "a String or a java.util.UUID" : "a String");
     }
     return fits;
   }
 
-  private static boolean checkDuration(ExecutableElement method, AnnotationMirror command, String member,
+  private static boolean checkDuration(ExecutableElement method, AnnotationValues values, String member,
                                        ValidationReport report) {
-    AnnotationValue value = Annotations.value(command, member);
+    AnnotationValue value = values.value(member);
     String text = (String) value.getValue();
     try {
       // The runtime keeps durations in milliseconds: below one it rejects them, beyond a long it overflows, and
@@ -524,7 +521,7 @@ final class CommandValidator {
     } catch (DateTimeParseException | ArithmeticException notIsoOrTooLong) {
       // reported below
     }
-    report.report(Message.DURATION_INVALID, method, command, value, member, text);
+    report.report(Message.DURATION_INVALID, method, values.mirror(), value, member, text);
     return false;
   }
 

@@ -2,6 +2,7 @@ package dev.idem.processor;
 
 import com.google.auto.service.AutoService;
 import java.util.ArrayList;
+import java.util.HashMap;
 import java.util.HashSet;
 import java.util.LinkedHashSet;
 import java.util.List;
@@ -273,9 +274,10 @@ public final class IdemProcessor extends AbstractProcessor {
     List<String> annotations = new ArrayList<>(METHOD_ANNOTATIONS);
     annotations.add(Annotations.OUTBOX_EVENT);
     Set<? extends Element> annotated = elementsAnnotatedWithAny(round, annotations);
+    Map<Element, Map<String, AnnotationMirror>> byName = annotationsByName(annotated);
     for (String annotationName : annotations) {
       for (Element element : annotated) {
-        Optional<AnnotationMirror> annotation = Annotations.find(element, annotationName);
+        Optional<AnnotationMirror> annotation = Optional.ofNullable(byName.get(element).get(annotationName));
         if (annotation.isEmpty()) {
           continue;
         }
@@ -292,7 +294,7 @@ public final class IdemProcessor extends AbstractProcessor {
       collectInheritingInterfaces(type, services);
     }
     for (Element parameter : annotated) {
-      Optional<AnnotationMirror> key = Annotations.find(parameter, Annotations.IDEMPOTENCY_KEY);
+      Optional<AnnotationMirror> key = Optional.ofNullable(byName.get(parameter).get(Annotations.IDEMPOTENCY_KEY));
       if (key.isEmpty()) {
         continue;
       }
@@ -306,6 +308,24 @@ public final class IdemProcessor extends AbstractProcessor {
         report.printTo(processingEnv.getMessager());
       }
     }
+  }
+
+  /**
+   * Each element's annotations by qualified name, the first of a name as {@link Annotations#find} finds it, each name
+   * read once: {@code find} compares names with {@code contentEquals}, which javac answers by converting its UTF-8
+   * name to a string, and the loops above ask every element for each of idem's annotations in turn.
+   */
+  private static Map<Element, Map<String, AnnotationMirror>> annotationsByName(Set<? extends Element> elements) {
+    Map<Element, Map<String, AnnotationMirror>> byName = new HashMap<>();
+    for (Element element : elements) {
+      Map<String, AnnotationMirror> mirrors = new HashMap<>();
+      for (AnnotationMirror mirror : element.getAnnotationMirrors()) {
+        TypeElement type = (TypeElement) mirror.getAnnotationType().asElement();
+        mirrors.putIfAbsent(type.getQualifiedName().toString(), mirror);
+      }
+      byName.put(element, mirrors);
+    }
+    return byName;
   }
 
   /**

@@ -448,7 +448,7 @@ final class JavaText {
         nameResolved = resolved != null;
         if (resolved != null && resolved.equals(c.canonicalName())) {
           List<String> simpleNames = name.simpleNames();
-          return String.join(".", simpleNames.subList(c.simpleNames().size() - 1, simpleNames.size()));
+          return dotted(simpleNames, c.simpleNames().size() - 1);
         }
       }
       if (nameResolved) {
@@ -456,12 +456,24 @@ final class JavaText {
       }
       if (packageName.equals(name.packageName())) {
         referenced.add(topLevelSimpleName);
-        return String.join(".", name.simpleNames());
+        return dotted(name.simpleNames(), 0);
       }
       if (!name.packageName().isEmpty()) {
         importable.putIfAbsent(topLevelSimpleName, topLevel);
       }
       return name.canonicalName();
+    }
+
+    /** {@code names} from {@code from} on, joined by dots (a loop: String.join's joiner is slow in a cold processor). */
+    private static String dotted(List<String> names, int from) {
+      if (from == names.size() - 1) {
+        return names.get(from);
+      }
+      StringBuilder dotted = new StringBuilder(names.get(from));
+      for (int i = from + 1; i < names.size(); i++) {
+        dotted.append('.').append(names.get(i));
+      }
+      return dotted.toString();
     }
 
     /** The canonical name a simple name means here: a member type, the top-level type, an import; else null. */

@@ -95,7 +95,7 @@ public final class BenchmarkMain {
     progress("Compile-time benchmark");
     List<CompileBenchmark.Result> compiles = new ArrayList<>();
     int compileWarmUps = quick ? 1 : 3;
-    int compileRounds = quick ? 2 : 8;
+    int compileRounds = quick ? 2 : 12;
     // In memory (the target's verdict: javac's and the processor's work), then record results once more on the
     // disk, which on this machine costs milliseconds per file created (see CompileBenchmark.Output).
     for (boolean genericResults : new boolean[] {false, true}) {
