@@ -26,7 +26,11 @@ record DependencyInjection(List<ClassName> injects, List<ClassName> qualifiers) 
     for (String packageName : PACKAGES) {
       // Inject and Qualifier ship in the same jar; both are checked so that a partial class path cannot lead to
       // generated code that names a missing type.
-      if (elements.getTypeElement(packageName + ".Inject") != null
+      // The package first: javac answers a package from its class path index, but a type it has not loaded yet,
+      // found or not, only after parsing and attributing the name as an expression, which the cold processor pays
+      // for with milliseconds per compile, and most builds have neither package.
+      if (elements.getPackageElement(packageName) != null
+          && elements.getTypeElement(packageName + ".Inject") != null
           && elements.getTypeElement(packageName + ".Qualifier") != null) {
         injects.add(ClassName.get(packageName, "Inject"));
         qualifiers.add(ClassName.get(packageName, "Qualifier"));

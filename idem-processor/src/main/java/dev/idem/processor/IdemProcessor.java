@@ -145,7 +145,7 @@ public final class IdemProcessor extends AbstractProcessor {
   @Override
   public boolean process(Set<? extends TypeElement> annotations, RoundEnvironment round) {
     try {
-      processRound(round);
+      processRound(annotations, round);
     } catch (RuntimeException | LinkageError | AssertionError e) {
       // Outside any one service (finding them failed): a tagged error without a position beats a stack trace.
       processingEnv.getMessager().printMessage(Diagnostic.Kind.ERROR,
@@ -156,7 +156,7 @@ public final class IdemProcessor extends AbstractProcessor {
 
   }
 
-  private void processRound(RoundEnvironment round) {
+  private void processRound(Set<? extends TypeElement> annotations, RoundEnvironment round) {
     Set<TypeElement> services = new LinkedHashSet<>();
     for (String name : deferred) {
       TypeElement type = processingEnv.getElementUtils().getTypeElement(name);
@@ -165,7 +165,7 @@ public final class IdemProcessor extends AbstractProcessor {
       }
     }
     deferred.clear();
-    collectServices(round, services);
+    collectServices(annotations, round, services);
 
     // By name, without Comparator.comparing and its lambda (linked anew by the cold processor in every compile).
     TreeMap<String, TypeElement> ordered = new TreeMap<>();
@@ -270,10 +270,11 @@ public final class IdemProcessor extends AbstractProcessor {
    * methods of an interface are reported by the {@link ServiceValidator} with the interface's other problems, so
    * that such an interface is reported and not generated.
    */
-  private void collectServices(RoundEnvironment round, Set<TypeElement> services) {
+  private void collectServices(Set<? extends TypeElement> present, RoundEnvironment round,
+      Set<TypeElement> services) {
     List<String> annotations = new ArrayList<>(METHOD_ANNOTATIONS);
     annotations.add(Annotations.OUTBOX_EVENT);
-    Set<? extends Element> annotated = elementsAnnotatedWithAny(round, annotations);
+    Set<? extends Element> annotated = elementsAnnotatedWithAny(present, round, annotations);
     Map<Element, Map<String, AnnotationMirror>> byName = annotationsByName(annotated);
     for (String annotationName : annotations) {
       for (Element element : annotated) {
@@ -334,18 +335,23 @@ public final class IdemProcessor extends AbstractProcessor {
    * every root type (on the 1,000-command benchmark tree the five walks were a tenth of the processor's own time).
    * Filtering the result by one annotation gives what {@code getElementsAnnotatedWith} of that annotation gives:
    * the same walk, and none of idem's annotations is {@code @Inherited}.
+   *
+   * <p>The annotation types come from {@code present}, the ones javac found on this round's elements (idem
+   * supports {@code "*"}, so javac passes all of them), not from {@code Elements.getTypeElement}: an annotation
+   * that no element carries needs no scan, and looking up a type javac has not loaded yet costs a parse and an
+   * attribution of its name, which the cold processor pays for in every compile.
    */
-  private Set<? extends Element> elementsAnnotatedWithAny(RoundEnvironment round, List<String> annotationNames) {
-    List<String> names = new ArrayList<>(annotationNames);
+  private static Set<? extends Element> elementsAnnotatedWithAny(Set<? extends TypeElement> present,
+      RoundEnvironment round, List<String> annotationNames) {
+    Set<String> names = new HashSet<>(annotationNames);
     names.add(Annotations.IDEMPOTENCY_KEY);
-    List<TypeElement> present = new ArrayList<>();
-    for (String name : names) {
-      TypeElement annotation = processingEnv.getElementUtils().getTypeElement(name);
-      if (annotation != null) {
-        present.add(annotation);
+    List<TypeElement> scanned = new ArrayList<>();
+    for (TypeElement annotation : present) {
+      if (names.contains(annotation.getQualifiedName().toString())) {
+        scanned.add(annotation);
       }
     }
-    return present.isEmpty() ? Set.of() : round.getElementsAnnotatedWithAny(present.toArray(new TypeElement[0]));
+    return scanned.isEmpty() ? Set.of() : round.getElementsAnnotatedWithAny(scanned.toArray(new TypeElement[0]));
   }
 
   /**

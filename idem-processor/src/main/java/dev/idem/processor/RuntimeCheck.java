@@ -56,12 +56,17 @@ final class RuntimeCheck {
   }
 
   private Optional<Problem> findProblem() {
+    // The version file first: where it is found, the runtime is there, and the type lookup, which costs javac a
+    // parse and an attribution of the name for a type it has not loaded yet, is needed only without it.
+    Optional<String> version = runtimeVersion();
+    if (version.isPresent()) {
+      return version.get().equals(ProcessorVersion.VERSION) ? Optional.empty()
+          : Optional.of(new Problem(Message.RUNTIME_VERSION_MISMATCH, version.get()));
+    }
     if (env.getElementUtils().getTypeElement(RuntimeNames.IDEM_ENGINE.canonicalName()) == null) {
       return Optional.of(new Problem(Message.RUNTIME_MISSING, null));
     }
-    Optional<String> version = runtimeVersion();
-    return version.isEmpty() || version.get().equals(ProcessorVersion.VERSION) ? Optional.empty()
-        : Optional.of(new Problem(Message.RUNTIME_VERSION_MISMATCH, version.get()));
+    return Optional.empty();
   }
 
   private Optional<String> runtimeVersion() {

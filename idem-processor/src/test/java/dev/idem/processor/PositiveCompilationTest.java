@@ -131,6 +131,24 @@ class PositiveCompilationTest {
         .contentsAsUtf8String().contains("public GeneratedReceipt checkout(String cartId)");
   }
 
+  /**
+   * A service that another processor generates is implemented in the round that sees it, though no element of the
+   * first round carried an idem annotation: idem scans for the annotations javac reports present in each round.
+   */
+  @Test
+  void implementsServicesThatOtherProcessorsGenerate() {
+    Compilation compilation = javac()
+        .withProcessors(new FirstRoundGenerator("positive/deferred/generated/GeneratedRefunds.java",
+                "positive/deferred/generated/GeneratedReceipt.java"),
+            new IdemProcessor(), new IdemProcessorClaims())
+        .withOptions(Compilations.OPTIONS)
+        .compile(resource("positive/deferred/Unannotated.java"));
+
+    assertThat(compilation).succeededWithoutWarnings();
+    assertThat(compilation).generatedSourceFile("com.example.shop.generated.GeneratedRefunds_Idempotent")
+        .contentsAsUtf8String().contains("public GeneratedReceipt refund(String refundId)");
+  }
+
   @Test
   void outputIsDeterministic() {
     Map<String, String> first = generatedSources(Compilations.compile(golden()));
