@@ -248,6 +248,8 @@ final class CodecTypeReader {
      */
     private final Map<TypeElement, List<ExecutableElement>> methodsByType = new HashMap<>();
     private final Map<TypeElement, Map<String, VariableElement>> fieldsByType = new HashMap<>();
+    /** Per type, its instance getters and accessors by the property each stands for, in {@link #methodsOf} order. */
+    private final Map<TypeElement, Map<String, List<ExecutableElement>>> accessorsByType = new HashMap<>();
 
     Walk(Use use) {
       this.use = use;
@@ -264,6 +266,35 @@ final class CodecTypeReader {
         methodsByType.put(element, methods);
       }
       return methods;
+    }
+
+    /**
+     * The type's instance methods that stand for a property (getters, record-style accessors, as
+     * {@link #propertyOf} reads them), by property: found once per type, where each property's Jackson
+     * annotations are looked up, instead of going through every method of the type again for each property.
+     */
+    private Map<String, List<ExecutableElement>> accessorsOf(TypeElement element) {
+      Map<String, List<ExecutableElement>> accessors = accessorsByType.get(element);
+      if (accessors == null) {
+        accessors = new HashMap<>();
+        Map<String, VariableElement> fields = fieldsOf(element);
+        for (ExecutableElement method : methodsOf(element)) {
+          if (method.getParameters().isEmpty() && !method.getModifiers().contains(Modifier.STATIC)
+              && method.getReturnType().getKind() != TypeKind.VOID && !isPlatform(method.getEnclosingElement())) {
+            String property = propertyOf(method, method.getReturnType(), fields);
+            if (property != null) {
+              List<ExecutableElement> methods = accessors.get(property);
+              if (methods == null) {
+                methods = new ArrayList<>();
+                accessors.put(property, methods);
+              }
+              methods.add(method);
+            }
+          }
+        }
+        accessorsByType.put(element, accessors);
+      }
+      return accessors;
     }
 
     private Map<String, VariableElement> fieldsOf(TypeElement element) {
@@ -649,13 +680,7 @@ final class CodecTypeReader {
       if (field != null) {
         annotated.add(field);
       }
-      for (ExecutableElement method : methodsOf(element)) {
-        if (method.getParameters().isEmpty() && !method.getModifiers().contains(Modifier.STATIC)
-            && method.getReturnType().getKind() != TypeKind.VOID && !isPlatform(method.getEnclosingElement())
-            && property.equals(propertyOf(method, method.getReturnType(), fields))) {
-          annotated.add(method);
-        }
-      }
+      annotated.addAll(accessorsOf(element).getOrDefault(property, List.of()));
       return annotated;
     }
 

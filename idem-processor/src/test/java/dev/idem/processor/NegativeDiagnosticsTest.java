@@ -201,6 +201,10 @@ class NegativeDiagnosticsTest {
                 + " could not be read back: result.passwordHash is dropped by @JsonIgnore on User.passwordHash, but"
                 + " the canonical constructor of record User needs it", "Remove @JsonIgnore",
                 "or leave the property out of the type")),
+        new Case("negative/fidelity/ResultJsonIgnoreGetter.java", Message.RESULT_PROPERTY_IGNORED,
+            "Voucher issue(", "issue",
+            List.of("result.cents is dropped by @JsonIgnore on Voucher.cents, but the constructor"
+                + " Voucher(code, cents) needs it", "Remove @JsonIgnore")),
         new Case("negative/fidelity/ResultJsonIgnoreProperties.java", Message.RESULT_PROPERTY_IGNORED,
             "Ticket open(", "open",
             List.of("result.internalNote is dropped by @JsonIgnoreProperties on Ticket, but the constructor"
